@@ -1,0 +1,81 @@
+"""Providers: one contract (`stream`, `call`), several models behind it.
+
+    from shared.providers import get_provider
+    provider = get_provider()          # --provider / TAO_PROVIDER, else a key, else offline
+
+SDK-backed providers import their SDK only when built, so the offline path stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .base import Provider, ProviderError, Reply, Tool, ToolCall
+from .defaults import DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
+from .fallback import FallbackProvider
+from .offline import OfflineProvider
+from .scripted import ScriptedProvider
+
+PROVIDERS = ("anthropic", "openai", "ollama", "offline")
+
+__all__ = [
+    "DEFAULT_MODELS", "KEY_VARS", "OLLAMA_BASE_URL", "PROVIDERS", "FallbackProvider",
+    "OfflineProvider", "Provider", "ProviderError",
+    "Reply", "ScriptedProvider", "Tool", "ToolCall", "build_provider", "choose_provider",
+    "get_provider",
+]
+
+
+def choose_provider(name: str | None = None, env=None) -> tuple[str, str]:
+    """(provider name, why it was chosen): the flag, TAO_PROVIDER, a key, else offline."""
+    env = os.environ if env is None else env
+    if name:
+        return name, "chosen with --provider"
+    if env.get("TAO_PROVIDER"):
+        return env["TAO_PROVIDER"], "chosen with TAO_PROVIDER"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic", "ANTHROPIC_API_KEY is set"
+    if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
+        which = "OPENAI_API_KEY" if env.get("OPENAI_API_KEY") else "OPENAI_BASE_URL"
+        return "openai", f"{which} is set"
+    return "offline", "no API key is set"
+
+
+def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
+    """Build the named provider; a clear ProviderError for a bad name or a missing key."""
+    name = name.strip().lower()
+    if name == "anthropic":
+        from .anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(model, **kwargs)
+    if name == "openai":
+        from .openai_provider import OpenAIProvider
+
+        return OpenAIProvider(model, **kwargs)
+    if name == "ollama":
+        from .openai_provider import ollama
+
+        return ollama(model, **kwargs)
+    if name == "offline":
+        return OfflineProvider(model, **kwargs)
+    raise ProviderError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}")
+
+
+_announced = False
+
+
+def get_provider(name: str | None = None, model: str | None = None, *, quiet=False,
+                 **kwargs) -> Provider:
+    """The provider a stage should use, announced once on stderr with how to switch."""
+    global _announced
+    name, why = choose_provider(name)
+    provider = build_provider(name, model or os.environ.get("TAO_MODEL") or None, **kwargs)
+    if not quiet and not _announced:
+        _announced = True
+        line = f"model: {provider.describe()} ({why})"
+        if name == "offline":
+            line += ("\n       a stand-in for learning with no key; for a real model set "
+                     "ANTHROPIC_API_KEY or OPENAI_API_KEY, or use --provider ollama")
+        print(line, file=sys.stderr)
+    return provider

@@ -1,0 +1,39 @@
+"""Try providers in order; fall back only while nothing has reached the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .base import Provider, ProviderError, Reply, Tool
+
+
+class FallbackProvider(Provider):
+    """The next provider gets the turn only if the previous one failed before its first
+    text delta. After a delta, the error surfaces: output is never shown twice."""
+
+    name = "fallback"
+
+    def __init__(self, providers: list[Provider]):
+        if not providers:
+            raise ProviderError("fallback: give it at least one provider")
+        self.providers = list(providers)
+        self.model = self.providers[0].model
+
+    def describe(self) -> str:
+        return " -> ".join(p.describe() for p in self.providers)
+
+    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+        failures = []
+        for provider in self.providers:
+            started = False
+            try:
+                for item in provider.turn(messages, system, tools):
+                    if isinstance(item, str):
+                        started = True
+                    yield item
+                return
+            except Exception as exc:
+                if started:
+                    raise  # text is already out: a second answer would duplicate it
+                failures.append(str(exc))
+        raise ProviderError("every provider failed: " + "; ".join(failures))

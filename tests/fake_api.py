@@ -1,0 +1,400 @@
+"""A stand-in for the Anthropic and OpenAI HTTP APIs, on 127.0.0.1 only.
+
+The real SDKs are pointed at it with `base_url`. It answers each request with the next
+queued response: a documented SSE event sequence (built by the helpers below) or an
+HTTP error in the API's own error shape. Every request body is checked against the
+documented request shape first; a malformed one is refused with a 400, as the real API
+refuses it, and the reason is kept in `violations` so a test can show it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class SSE:
+    """A streamed 200 response: (event name or None, data) pairs.
+
+    With `gate`, the server sends `pause_after` events, then waits for the gate."""
+
+    events: list[tuple[str | None, object]]
+    pause_after: int | None = None
+    gate: threading.Event | None = None
+
+
+@dataclass
+class HTTPError:
+    status: int
+    body: dict
+    headers: dict = field(default_factory=dict)
+
+
+class FakeAPI:
+    """`with FakeAPI("anthropic") as api:` then `api.queue(...)`, `api.base_url`."""
+
+    def __init__(self, kind: str):
+        assert kind in ("anthropic", "openai")
+        self.kind = kind
+        self.responses: list[SSE | HTTPError] = []
+        self.requests: list[dict] = []
+        self.violations: list[str] = []
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"api": self})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,),
+                                       daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}" + ("/v1" if self.kind == "openai" else "")
+
+    def queue(self, *responses):
+        self.responses.extend(responses)
+        return self
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+    def next_response(self, body: dict, headers) -> SSE | HTTPError:
+        with self._lock:
+            self.requests.append(body)
+            problem = (check_anthropic if self.kind == "anthropic" else check_openai)(
+                body, headers)
+            if problem:
+                self.violations.append(problem)
+                return invalid_request(self.kind, problem)
+            if not self.responses:
+                return HTTPError(500, {"error": {"message": "fake API: nothing queued"}})
+            return self.responses.pop(0)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    api: FakeAPI
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def do_POST(self):
+        expected = "/v1/messages" if self.api.kind == "anthropic" else "/v1/chat/completions"
+        raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+        if self.path.split("?")[0] != expected:
+            return self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return self._send_json(400, {"error": {"message": "body is not JSON"}})
+        response = self.api.next_response(body, self.headers)
+        if isinstance(response, HTTPError):
+            return self._send_json(response.status, response.body, response.headers)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.end_headers()
+        try:
+            for n, (event, data) in enumerate(response.events):
+                if response.gate is not None and n == response.pause_after:
+                    response.gate.wait(timeout=10)
+                text = data if isinstance(data, str) else json.dumps(data)
+                prefix = f"event: {event}\n" if event else ""
+                self.wfile.write(f"{prefix}data: {text}\n\n".encode())
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: fine
+
+    def _send_json(self, status, body, headers=None):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def invalid_request(kind: str, message: str) -> HTTPError:
+    if kind == "anthropic":
+        return HTTPError(400, {"type": "error", "error": {
+            "type": "invalid_request_error", "message": message}})
+    return HTTPError(400, {"error": {"message": message, "type": "invalid_request_error",
+                                     "param": None, "code": None}})
+
+
+def api_error(kind: str, status: int) -> HTTPError:
+    """The error a real API sends for this status (retry hints kept short for tests)."""
+    names = {401: "authentication_error", 429: "rate_limit_error", 500: "api_error",
+             529: "overloaded_error"}
+    message = {401: "invalid x-api-key", 429: "Number of requests has exceeded your rate limit",
+               500: "Internal server error", 529: "Overloaded"}[status]
+    retry = {"retry-after-ms": "5"} if status in (429, 500, 529) else {}
+    if kind == "anthropic":
+        body = {"type": "error", "error": {"type": names[status], "message": message}}
+    else:
+        if status == 401:
+            message = "Incorrect API key provided: sk-test-************cret."
+        body = {"error": {"message": message, "type": names[status], "param": None,
+                          "code": None}}
+    return HTTPError(status, body, retry)
+
+
+# ---------------------------------------------------------------- documented streams
+
+
+def anthropic_stream(text_parts=(), tools=(), stop_reason=None, usage=(25, 12),
+                     error_after=None) -> SSE:
+    """Messages API events: message_start, one content block per text/tool_use (the
+    tool's input streamed as input_json_delta fragments), message_delta, message_stop.
+
+    `tools` holds (id, name, [json fragments]); `error_after=n` sends an `error` event
+    after n events instead of finishing."""
+    events: list = [("message_start", {"type": "message_start", "message": {
+        "id": "msg_fake01", "type": "message", "role": "assistant", "content": [],
+        "model": "claude-fake", "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": usage[0], "output_tokens": 1}}})]
+    index = 0
+    if text_parts:
+        events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                               "content_block": {"type": "text", "text": ""}}))
+        events.append(("ping", {"type": "ping"}))
+        for part in text_parts:
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                   "delta": {"type": "text_delta", "text": part}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+        index = 1
+    for tool_id, name, fragments in tools:
+        events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                               "content_block": {"type": "tool_use", "id": tool_id,
+                                                                 "name": name, "input": {}}}))
+        for fragment in fragments:
+            events.append(("content_block_delta", {
+                "type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": fragment}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    stop = stop_reason or ("tool_use" if tools else "end_turn")
+    events.append(("message_delta", {"type": "message_delta", "delta": {
+        "stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": usage[1]}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    if error_after is not None:
+        events = events[:error_after] + [("error", {"type": "error", "error": {
+            "type": "overloaded_error", "message": "Overloaded"}})]
+    return SSE(events)
+
+
+def openai_stream(text_parts=(), tools=(), finish_reason=None, usage=(25, 12),
+                  error_after=None) -> SSE:
+    """Chat Completions chunks: a role chunk, content deltas, tool-call fragments keyed
+    by index (id and name in the first), a finish chunk, the usage chunk with empty
+    `choices` (stream_options.include_usage), then [DONE]."""
+
+    def chunk(delta, finish=None):
+        return (None, {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+                       "created": 1767225600, "model": "gpt-fake",
+                       "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                    "finish_reason": finish}]})
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": part}) for part in text_parts]
+    for index, (call_id, name, fragments) in enumerate(tools):
+        events.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                             "function": {"name": name, "arguments": ""}}]}))
+        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": f}}]})
+                   for f in fragments]
+    events.append(chunk({}, finish_reason or ("tool_calls" if tools else "stop")))
+    events.append((None, {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+                          "created": 1767225600, "model": "gpt-fake", "choices": [],
+                          "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                                    "total_tokens": sum(usage)}}))
+    if error_after is not None:
+        events = events[:error_after] + [(None, {"error": {
+            "message": "The server had an error while processing your request.",
+            "type": "server_error"}})]
+    events.append((None, "[DONE]"))
+    return SSE(events)
+
+
+# ---------------------------------------------------------------- request checks
+
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def check_anthropic(body: dict, headers) -> str | None:
+    """What the Messages API would refuse in this request, or None."""
+    # SDK 2.x sends the key as a Bearer token; older clients send x-api-key
+    if not headers.get("x-api-key") and not (headers.get("authorization") or "").startswith(
+            "Bearer "):
+        return "missing API key (x-api-key or Authorization: Bearer)"
+    if not headers.get("anthropic-version"):
+        return "missing anthropic-version header"
+    allowed = {"model", "max_tokens", "messages", "system", "tools", "stream", "tool_choice",
+               "metadata", "stop_sequences", "temperature", "top_p", "top_k", "thinking"}
+    for key in body:
+        if key not in allowed:
+            return f"{key}: Extra inputs are not permitted"
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "model: Field required"
+    if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1:
+        return "max_tokens: Field required (a positive integer)"
+    if body.get("stream") is not True:
+        return "this fake serves streamed requests only (stream: true)"
+    system = body.get("system")
+    if system is not None:
+        if isinstance(system, list):
+            for block in system:
+                if block.get("type") != "text" or not block.get("text"):
+                    return "system: text blocks must be non-empty text"
+                if "cache_control" in block and block["cache_control"] != {"type": "ephemeral"}:
+                    return "system.cache_control: type must be ephemeral"
+        elif not isinstance(system, str):
+            return "system: must be a string or a list of text blocks"
+    for tool in body.get("tools", []):
+        extra = set(tool) - {"name", "description", "input_schema", "cache_control"}
+        if extra:
+            return f"tools: Extra inputs are not permitted: {sorted(extra)}"
+        if not _TOOL_NAME.match(tool.get("name", "")):
+            return "tools.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"
+        if (tool.get("input_schema") or {}).get("type") != "object":
+            return "tools.input_schema.type: Input should be 'object'"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    if messages[0].get("role") != "user":
+        return "messages: the first message must use the user role"
+    previous_tool_ids: list[str] = []
+    for i, m in enumerate(messages):
+        if set(m) != {"role", "content"}:
+            return f"messages.{i}: Extra inputs are not permitted ({sorted(set(m))})"
+        role, content = m["role"], m["content"]
+        if role not in ("user", "assistant"):
+            return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list) or not blocks:
+            return f"messages.{i}: all messages must have non-empty content"
+        results = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
+        if previous_tool_ids:
+            if role != "user" or sorted(results) != sorted(previous_tool_ids):
+                return (f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                        f"immediately after: {previous_tool_ids}")
+            if [b.get("type") for b in blocks[: len(results)]] != ["tool_result"] * len(results):
+                return f"messages.{i}: tool_result blocks must come first in the content"
+        elif results:
+            return (f"messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    f"{results}. Each `tool_result` block must have a corresponding `tool_use` "
+                    "block in the previous message.")
+        previous_tool_ids = []
+        for block in blocks:
+            problem = _check_anthropic_block(i, role, block)
+            if problem:
+                return problem
+            if block["type"] == "tool_use":
+                previous_tool_ids.append(block["id"])
+    if previous_tool_ids:
+        return "messages: the last assistant turn's tool_use blocks have no tool_result"
+    return None
+
+
+def _check_anthropic_block(i: int, role: str, block: dict) -> str | None:
+    kind = block.get("type")
+    if kind == "text":
+        if set(block) - {"type", "text", "cache_control"}:
+            return f"messages.{i}.content: text block has unexpected keys"
+        if not isinstance(block.get("text"), str) or not block["text"]:
+            return f"messages.{i}: text content blocks must be non-empty"
+    elif kind == "tool_use":
+        if role != "assistant":
+            return f"messages.{i}: tool_use blocks are only allowed in assistant messages"
+        if set(block) != {"type", "id", "name", "input"} or not isinstance(block["input"], dict):
+            return f"messages.{i}: tool_use needs id, name and an object input"
+        if not re.match(r"^[a-zA-Z0-9_-]+$", block["id"]):
+            return f"messages.{i}.content.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    elif kind == "tool_result":
+        if role != "user":
+            return f"messages.{i}: tool_result blocks are only allowed in user messages"
+        if set(block) - {"type", "tool_use_id", "content", "is_error", "cache_control"}:
+            return f"messages.{i}: tool_result block has unexpected keys"
+        if not isinstance(block.get("content", ""), str | list):
+            return f"messages.{i}: tool_result content must be a string or blocks"
+    else:
+        return f"messages.{i}.content: unknown block type {kind!r}"
+    return None
+
+
+def check_openai(body: dict, headers) -> str | None:
+    """What Chat Completions would refuse in this request, or None."""
+    if not (headers.get("authorization") or "").startswith("Bearer "):
+        return "You didn't provide an API key (Authorization: Bearer ...)"
+    allowed = {"model", "messages", "stream", "stream_options", "tools", "tool_choice",
+               "max_tokens", "max_completion_tokens", "temperature", "parallel_tool_calls"}
+    for key in body:
+        if key not in allowed:
+            return f"Unrecognized request argument supplied: {key}"
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "you must provide a model parameter"
+    if "max_tokens" in body and re.match(r"^(gpt-5|o\d)", body["model"]):
+        return ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.")
+    if body.get("stream") is not True:
+        return "this fake serves streamed requests only (stream: true)"
+    if body.get("stream_options") not in (None, {"include_usage": True},
+                                          {"include_usage": False}):
+        return "stream_options: unknown shape"
+    for tool in body.get("tools", []):
+        function = tool.get("function") or {}
+        if tool.get("type") != "function" or set(tool) != {"type", "function"}:
+            return "tools: each tool must be {'type': 'function', 'function': {...}}"
+        if not _TOOL_NAME.match(function.get("name", "")):
+            return "tools.function.name: must match '^[a-zA-Z0-9_-]{1,64}$'"
+        if set(function) - {"name", "description", "parameters", "strict"}:
+            return "tools.function: unexpected keys"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: must be a non-empty array"
+    waiting: list[str] = []  # tool_call ids still owed a tool message
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        keys = {"system": {"role", "content", "name"}, "user": {"role", "content", "name"},
+                "assistant": {"role", "content", "tool_calls", "name", "refusal"},
+                "tool": {"role", "content", "tool_call_id"}}.get(role)
+        if keys is None:
+            return f"messages[{i}].role: invalid value {role!r}"
+        if set(m) - keys:
+            return f"messages[{i}]: Unrecognized keys {sorted(set(m) - keys)}"
+        if role == "tool":
+            if m.get("tool_call_id") not in waiting:
+                return (f"messages[{i}]: messages with role 'tool' must be a response to a "
+                        "preceeding message with 'tool_calls'.")
+            waiting.remove(m["tool_call_id"])
+            if not isinstance(m.get("content"), str):
+                return f"messages[{i}].content: must be a string"
+            continue
+        if waiting:
+            return (f"messages[{i}]: An assistant message with 'tool_calls' must be followed by "
+                    f"tool messages responding to each 'tool_call_id'. Missing: {waiting}")
+        if role == "assistant":
+            calls = m.get("tool_calls")
+            if not calls and not (isinstance(m.get("content"), str) and m["content"]):
+                return f"messages[{i}]: assistant content is required unless tool_calls is set"
+            for call in calls or ():
+                function = call.get("function") or {}
+                if call.get("type") != "function" or not isinstance(call.get("id"), str):
+                    return f"messages[{i}].tool_calls: each needs an id and type 'function'"
+                if not isinstance(function.get("arguments"), str):
+                    return f"messages[{i}].tool_calls.function.arguments: must be a string"
+                waiting.append(call["id"])
+        elif not isinstance(m.get("content"), str):
+            return f"messages[{i}].content: must be a string"
+    if waiting:
+        return f"messages: tool_calls without responses: {waiting}"
+    return None

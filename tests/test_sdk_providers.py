@@ -1,0 +1,303 @@
+"""The SDK-backed providers, end to end: the real SDKs against a local fake API that
+streams the documented events and refuses malformed requests as the real API does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fake_api import (
+    FakeAPI,
+    anthropic_stream,
+    api_error,
+    check_anthropic,
+    check_openai,
+    openai_stream,
+)
+
+from shared.providers import ProviderError, Tool
+from shared.providers.anthropic_provider import AnthropicProvider
+from shared.providers.openai_provider import OpenAIProvider, ollama
+
+KEY = "sk-test-0123456789-secret"
+NOW = Tool("now", "Return the current UTC time.", {"type": "object", "properties": {}},
+           lambda args: "2026-01-01T00:00:00+00:00")
+WORDCOUNT = Tool("wordcount", "Count the words in a text.",
+                 {"type": "object", "properties": {"text": {"type": "string"}},
+                  "required": ["text"]}, lambda args: str(len(args["text"].split())))
+KINDS = ["anthropic", "openai"]
+
+
+def provider(kind, api, **kwargs):
+    cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+    return cls(api_key=KEY, base_url=api.base_url, **kwargs)
+
+
+def stream(kind, *args, **kwargs):
+    return (anthropic_stream if kind == "anthropic" else openai_stream)(*args, **kwargs)
+
+
+def ask(text="hi"):
+    return [{"role": "user", "content": text}]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_text_only_reply_streams_each_delta_in_order(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["Hel", "lo", ", world"], usage=(31, 7)))
+        seen = []
+        reply = provider(kind, api).call(ask(), "Be brief.", (), seen.append)
+    assert seen == ["Hel", "lo", ", world"]
+    assert reply.text == "Hello, world" and reply.tool_calls == []
+    assert reply.stop_reason == "end_turn"
+    assert reply.usage == {"input_tokens": 31, "output_tokens": 7}
+    assert api.violations == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stream_entry_point_yields_text_deltas(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["one ", "two"]))
+        assert list(provider(kind, api).stream(ask(), "")) == ["one ", "two"]
+    assert api.violations == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_text_then_a_tool_call(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["Let me check."], tools=[("call_a1", "now", ["{}"])]))
+        reply = provider(kind, api).call(ask("time?"), "", [NOW])
+    assert reply.text == "Let me check."
+    assert [(c.id, c.name, c.args) for c in reply.tool_calls] == [("call_a1", "now", {})]
+    assert reply.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tool_call_with_no_text_and_no_argument_json(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, [], tools=[("call_b1", "now", [])]))
+        reply = provider(kind, api).call(ask("time?"), "", [NOW])
+    assert reply.text == ""
+    assert [(c.name, c.args, c.error) for c in reply.tool_calls] == [("now", {}, "")]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_two_parallel_calls_keep_their_order_and_ids(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, [], tools=[("call_1", "now", ["{}"]),
+                                          ("call_2", "wordcount", ['{"text": "a b c"}'])]))
+        reply = provider(kind, api).call(ask(), "", [NOW, WORDCOUNT])
+    assert [(c.id, c.name, c.args) for c in reply.tool_calls] == [
+        ("call_1", "now", {}), ("call_2", "wordcount", {"text": "a b c"})]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_argument_json_split_into_many_fragments_is_reassembled(kind):
+    args = {"text": "the quick brown fox — ünïcode", "n": [1, 2, {"deep": True}]}
+    raw = json.dumps(args, ensure_ascii=False)
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, [], tools=[("call_f", "wordcount", list(raw))]))
+        reply = provider(kind, api).call(ask(), "", [WORDCOUNT])
+    assert reply.tool_calls[0].args == args
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_broken_argument_json_is_reported_not_raised(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, [], tools=[("call_x", "wordcount", ['{"text": "unfinish'])]))
+        reply = provider(kind, api).call(ask(), "", [WORDCOUNT])
+    call = reply.tool_calls[0]
+    assert call.args == {} and "not valid JSON" in call.error
+
+
+def test_openai_usage_arrives_in_a_chunk_with_empty_choices():
+    with FakeAPI("openai") as api:
+        sse = openai_stream(["ok"], usage=(40, 2))
+        assert sse.events[-2][1]["choices"] == []  # the documented usage-only chunk
+        api.queue(sse)
+        reply = provider("openai", api).call(ask())
+    assert reply.usage == {"input_tokens": 40, "output_tokens": 2}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_error_mid_stream_raises_clearly_and_leaves_history_alone(kind):
+    messages = ask("tell me a story")
+    before = json.dumps(messages)
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["Once", " upon", " a", " time"], error_after=4))
+        seen = []
+        with pytest.raises(ProviderError, match="broke off") as info:
+            provider(kind, api).call(messages, "", (), seen.append)
+    assert seen and "".join(seen) in "Once upon a time"  # what arrived was shown
+    assert json.dumps(messages) == before
+    assert KEY not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_rejected_key_names_the_variable_and_never_prints_the_key(kind):
+    with FakeAPI(kind) as api:
+        api.queue(api_error(kind, 401))
+        with pytest.raises(ProviderError) as info:
+            provider(kind, api).call(ask())
+    message = str(info.value)
+    assert ("ANTHROPIC_API_KEY" if kind == "anthropic" else "OPENAI_API_KEY") in message
+    assert KEY not in message and "secret" not in message
+    assert len(api.requests) == 1  # a bad key is not retried
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_rate_limit_gets_the_sdk_retries_then_one_line(kind):
+    with FakeAPI(kind) as api:
+        api.queue(*[api_error(kind, 429)] * 3)
+        with pytest.raises(ProviderError, match="rate limited") as info:
+            provider(kind, api).call(ask())
+    assert len(api.requests) == 3  # the first try and the SDK's two retries
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_retry_that_succeeds_is_invisible(kind):
+    with FakeAPI(kind) as api:
+        api.queue(api_error(kind, 429), stream(kind, ["fine"]))
+        assert provider(kind, api).call(ask()).text == "fine"
+    assert len(api.requests) == 2
+
+
+@pytest.mark.parametrize(("kind", "status"),
+                         [("anthropic", 500), ("anthropic", 529), ("openai", 500)])
+def test_server_errors_and_overload_are_retried_then_reported(kind, status):
+    with FakeAPI(kind) as api:
+        api.queue(*[api_error(kind, status)] * 3)
+        with pytest.raises(ProviderError, match="overloaded or failing") as info:
+            provider(kind, api).call(ask())
+    assert str(status) in str(info.value)
+    assert len(api.requests) == 3
+
+
+def test_ollama_not_running_says_how_to_start_it():
+    with pytest.raises(ProviderError, match="ollama serve"):
+        ollama(base_url="http://127.0.0.1:9/v1", max_retries=0).call(ask())
+
+
+def test_missing_keys_name_the_variable_to_set():
+    with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY is not set"):
+        AnthropicProvider()
+    with pytest.raises(ProviderError, match="OPENAI_API_KEY is not set"):
+        OpenAIProvider()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_fake_refuses_a_malformed_history_as_the_api_would(kind):
+    orphan = [{"role": "user", "content": "hi"},
+              {"role": "tool", "tool_call_id": "call_zz", "name": "now", "content": "x"}]
+    with FakeAPI(kind) as api:
+        with pytest.raises(ProviderError, match="400"):
+            provider(kind, api).call(orphan)
+    assert api.violations and "tool" in api.violations[0]
+
+
+def run_three_rounds(kind):
+    """A real tool conversation: two parallel calls, then one, then the answer."""
+    tools = {t.name: t for t in (NOW, WORDCOUNT)}
+    messages = ask("What time is it, and how many words are in 'a b c'? Then count 'x y'.")
+    with FakeAPI(kind) as api:
+        api.queue(
+            stream(kind, ["Checking both."], tools=[("call_1", "now", ["{}"]),
+                                                    ("call_2", "wordcount",
+                                                     ['{"text"', ': "a b c"}'])]),
+            stream(kind, [], tools=[("call_3", "wordcount", ['{"text": "x y"}'])]),
+            stream(kind, ["It is midnight; 3 words, then 2."]),
+        )
+        p = provider(kind, api)
+        for _ in range(3):
+            reply = p.call(messages, "You are terse.", list(tools.values()))
+            messages.append(reply.assistant_message())
+            for call in reply.tool_calls:
+                messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                                 "content": tools[call.name].run(call.args)})
+    return api, messages, reply
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_three_round_tool_conversation_is_accepted_on_every_turn(kind):
+    api, messages, reply = run_three_rounds(kind)
+    assert api.violations == []
+    assert len(api.requests) == 3
+    assert reply.text == "It is midnight; 3 words, then 2."
+    assert [m["role"] for m in messages] == [
+        "user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
+
+
+def test_three_rounds_on_the_anthropic_wire():
+    api, _, _ = run_three_rounds("anthropic")
+    last = api.requests[-1]
+    assert last["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert [t["name"] for t in last["tools"]] == ["now", "wordcount"]
+    wire = last["messages"]
+    assert [m["role"] for m in wire] == ["user", "assistant", "user", "assistant", "user"]
+    assert [b["type"] for b in wire[1]["content"]] == ["text", "tool_use", "tool_use"]
+    # both results of the parallel round travel in one user turn, ids echoed
+    assert [(b["type"], b["tool_use_id"], b["content"]) for b in wire[2]["content"]] == [
+        ("tool_result", "call_1", "2026-01-01T00:00:00+00:00"),
+        ("tool_result", "call_2", "3")]
+    assert wire[3]["content"] == [{"type": "tool_use", "id": "call_3", "name": "wordcount",
+                                   "input": {"text": "x y"}}]
+
+
+def test_three_rounds_on_the_openai_wire():
+    api, _, _ = run_three_rounds("openai")
+    wire = api.requests[-1]["messages"]
+    assert [m["role"] for m in wire] == [
+        "system", "user", "assistant", "tool", "tool", "assistant", "tool"]
+    assert wire[2]["tool_calls"][1] == {"id": "call_2", "type": "function", "function": {
+        "name": "wordcount", "arguments": '{"text": "a b c"}'}}
+    assert wire[5]["content"] is None  # a tool-call-only turn has no text
+    assert [m["tool_call_id"] for m in wire if m["role"] == "tool"] == [
+        "call_1", "call_2", "call_3"]
+
+
+# The request checks themselves must be able to fail, or the tests above prove nothing.
+BAD_ANTHROPIC = [
+    ({"messages": [{"role": "user", "content": "x"}], "max_tokens": 5, "stream": True},
+     "model"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "system", "content": "x"}]}, "first message"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "now",
+                                           "input": {}}]},
+        {"role": "user", "content": "what?"}]}, "without `tool_result`"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "now",
+                                           "input": "{}"}]}]}, "object input"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": "x", "tool_calls": []}]}, "Extra inputs"),
+]
+BAD_OPENAI = [
+    ({"model": "gpt-5.4-mini", "stream": True, "max_tokens": 5, "messages": [
+        {"role": "user", "content": "x"}]}, "max_completion_tokens"),
+    ({"model": "m", "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "now", "arguments": {}}}]},
+    ]}, "must be a string"),
+    ({"model": "m", "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "now", "arguments": "{}"}}]},
+        {"role": "user", "content": "and?"}]}, "must be followed by tool messages"),
+    ({"model": "m", "stream": True, "messages": [
+        {"role": "assistant", "content": "", "tool_calls": None}]}, "content is required"),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), BAD_ANTHROPIC)
+def test_anthropic_request_check_refuses(body, expected):
+    assert expected in (check_anthropic(body, {"x-api-key": "k", "anthropic-version": "1"})
+                        or "")
+
+
+@pytest.mark.parametrize(("body", "expected"), BAD_OPENAI)
+def test_openai_request_check_refuses(body, expected):
+    assert expected in (check_openai(body, {"authorization": "Bearer k"}) or "")
