@@ -43,6 +43,7 @@ class FakeAPI:
         self.responses: list[SSE | HTTPError] = []
         self.requests: list[dict] = []
         self.violations: list[str] = []
+        self.models: list[str] = []  # what GET /v1/models lists (for `tao doctor`)
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"api": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -112,6 +113,18 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: fine
+
+    def do_GET(self):
+        models = self.api.models
+        if self.api.kind == "openai" and self.path == "/v1/models":
+            return self._send_json(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in models]})
+        name = self.path.removeprefix("/v1/models/")
+        if self.api.kind == "anthropic" and name in models:
+            return self._send_json(200, {"type": "model", "id": name, "display_name": name,
+                                         "created_at": "2026-01-01T00:00:00Z"})
+        self._send_json(404, {"type": "error", "error": {"type": "not_found_error",
+                                                         "message": f"model: {name}"}})
 
     def _send_json(self, status, body, headers=None):
         data = json.dumps(body).encode()

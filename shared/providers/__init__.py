@@ -59,6 +59,8 @@ def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
         return ollama(model, **kwargs)
     if name == "offline":
         return OfflineProvider(model, **kwargs)
+    if name == "scripted":  # replays TAO_SCRIPT: how the tests drive a stage's process
+        return ScriptedProvider.from_file(os.environ.get("TAO_SCRIPT", ""))
     raise ProviderError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}")
 
 
@@ -74,8 +76,8 @@ def get_provider(name: str | None = None, model: str | None = None, *, quiet=Fal
     if not quiet and not _announced:
         _announced = True
         line = f"model: {provider.describe()} ({why})"
-        if name == "offline":
-            line += ("\n       a stand-in for learning with no key; for a real model set "
-                     "ANTHROPIC_API_KEY or OPENAI_API_KEY, or use --provider ollama")
+        if why == "no API key is set":
+            line += ("\n       for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+                     "or use --provider ollama")
         print(line, file=sys.stderr)
     return provider

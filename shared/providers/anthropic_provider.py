@@ -85,6 +85,16 @@ class AnthropicProvider(Provider):
             reply.tool_calls.append(ToolCall(block["id"], block["name"], args, error))
         yield reply
 
+    def model_available(self) -> bool:
+        """Whether the API knows this model (one small request; for `tao doctor`)."""
+        try:
+            self._client.models.retrieve(self.model)
+        except self._sdk.NotFoundError:
+            return False
+        except self._sdk.AnthropicError as exc:
+            raise self._error(exc) from None
+        return True
+
     def _error(self, exc: Exception) -> ProviderError:
         return sdk_error(exc, provider=self.name, key_var=KEY_VARS["anthropic"],
                          base_url=self.base_url, secrets=[self._key])

@@ -67,8 +67,8 @@ class OfflineProvider(Provider):
         self._calls = 0
 
     def describe(self) -> str:
-        extra = f", quirk: {self.quirk}" if self.quirk else ""
-        return f"offline (the built-in rule-based model{extra})"
+        extra = f" with the {self.quirk} quirk" if self.quirk else ""
+        return f"offline, the built-in rule-based model{extra}"
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
         text, calls = self.respond(messages, system, tools)
@@ -222,16 +222,13 @@ def _chat(request, earlier, system, catalogue) -> str:
     me = f"I'm {persona.group(1)}, played by tao's offline model" if persona else (
         "I'm tao's offline model")
     can = (
-        f"With the tools I have here ({', '.join(catalogue)}) I can answer questions "
-        "they fit, like the time, counting words or arithmetic."
-        if catalogue else
-        "I can't use tools in this stage; later stages give me some."
+        f"Here I can use {', '.join(catalogue)}: ask me the time, how many words are in "
+        "'some text', or some arithmetic."
+        if catalogue else "No tools here yet, so all I can do is talk back."
     )
     said = f' You said "{_short(request)}".' if request.strip() else ""
     memory = f' Earlier you said "{_short(earlier[-1])}".' if earlier else ""
-    switch = ("For a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run Ollama "
-              "and pass --provider ollama.")
-    return f"{me}: a few rules, not a language model.{said}{memory} {can} {switch}"
+    return f"{me}: rules, not a language model.{said}{memory} {can}"
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -88,13 +88,24 @@ class OpenAIProvider(Provider):
                     reply.stop_reason = STOP_REASONS.get(choice.finish_reason,
                                                          choice.finish_reason)
         except self._sdk.OpenAIError as exc:
-            raise sdk_error(exc, provider=self.name, key_var=KEY_VARS["openai"],
-                            base_url=self.base_url, secrets=[self._key]) from None
+            raise self._error(exc) from None
         for index in sorted(calls):
             call = calls[index]
             args, error = parse_args(call["json"])
             reply.tool_calls.append(ToolCall(call["id"], call["name"], args, error))
         yield reply
+
+    def model_available(self) -> bool:
+        """Whether the server lists this model (for `tao doctor`)."""
+        try:
+            ids = {m.id for m in self._client.models.list()}
+        except self._sdk.OpenAIError as exc:
+            raise self._error(exc) from None
+        return self.model in ids or f"{self.model}:latest" in ids  # Ollama adds :latest
+
+    def _error(self, exc: Exception) -> ProviderError:
+        return sdk_error(exc, provider=self.name, key_var=KEY_VARS["openai"],
+                         base_url=self.base_url, secrets=[self._key])
 
 
 def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:

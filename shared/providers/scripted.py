@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
-from .base import Provider, ProviderError, Reply, Tool
+from .base import Provider, ProviderError, Reply, Tool, ToolCall
 
 
 class ScriptedProvider(Provider):
@@ -22,6 +24,19 @@ class ScriptedProvider(Provider):
         self.replies = list(replies)
         self.model = model
         self.calls: list[dict] = []
+
+    @classmethod
+    def from_file(cls, path: str) -> ScriptedProvider:
+        """Replies from a JSON list: strings, or {"text", "tool_calls": [{id, name, args}]}."""
+        try:
+            items = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ProviderError(f"scripted: cannot read TAO_SCRIPT={path!r}: {exc}") from None
+        replies = [item if isinstance(item, str) else Reply(
+            item.get("text", ""), [ToolCall(**c) for c in item.get("tool_calls", [])],
+            item.get("stop_reason", "tool_use" if item.get("tool_calls") else "end_turn"))
+            for item in items]
+        return cls(replies)
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
         self.calls.append({"messages": copy.deepcopy(messages), "system": system,

@@ -1,0 +1,79 @@
+"""The teaching promises, kept true as stages are added."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+import pytest
+from helpers import ROOT, STAGE_DIRS
+
+MIN_STEP, MAX_STEP = 15, 80  # changed code lines between consecutive stages
+LARGER_STEP = re.compile(r"^Larger step:", re.M)  # a README line that names the reason
+
+
+def code_files(folder):
+    return {p.name: p.read_text(encoding="utf-8").splitlines()
+            for p in folder.glob("*.py")}
+
+
+def changed_lines(old, new) -> int:
+    a, b = code_files(old), code_files(new)
+    total = 0
+    for name in a.keys() | b.keys():
+        for line in difflib.unified_diff(a.get(name, []), b.get(name, []), n=0, lineterm=""):
+            if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip():
+                total += 1
+    return total
+
+
+def test_stages_are_numbered_from_01_without_gaps():
+    numbers = [int(p.name[:2]) for p in STAGE_DIRS]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+", p.name) for p in STAGE_DIRS)
+
+
+@pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
+def test_every_stage_has_main_and_readme(folder):
+    assert (folder / "main.py").is_file(), f"{folder.name} has no main.py"
+    assert (folder / "README.md").is_file(), f"{folder.name} has no README.md"
+
+
+@pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
+def test_shared_is_imported_never_copied(folder):
+    shared_names = {p.name for p in (ROOT / "shared").rglob("*.py")} - {"__init__.py"}
+    copied = shared_names & {p.name for p in folder.glob("*.py")}
+    assert not copied, f"{folder.name} has its own copy of shared/ files: {sorted(copied)}"
+    assert "from shared." in (folder / "main.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("pair", list(zip(STAGE_DIRS, STAGE_DIRS[1:], strict=False)),
+                         ids=lambda pair: f"{pair[0].name[:2]}->{pair[1].name[:2]}")
+def test_consecutive_stages_differ_by_a_readable_step(pair):
+    old, new = pair
+    n = changed_lines(old, new)
+    readme = (new / "README.md").read_text(encoding="utf-8")
+    if n > MAX_STEP:
+        assert LARGER_STEP.search(readme), (
+            f"{old.name} -> {new.name} changes {n} code lines (budget {MAX_STEP}); split the "
+            "stage, or give the reason in its README on a line starting 'Larger step:'")
+    assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
+
+
+FENCE = re.compile(r"```python\n(.*?)```", re.S)
+
+
+@pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
+def test_readme_code_excerpts_match_the_stage_code(folder):
+    code = "\n".join("\n".join(lines) for lines in code_files(folder).values())
+    excerpts = FENCE.findall((folder / "README.md").read_text(encoding="utf-8"))
+    assert excerpts, f"{folder.name}/README.md shows no code from the stage"
+    for excerpt in excerpts:
+        assert excerpt.rstrip("\n") in code, (
+            f"{folder.name}/README.md shows code that is not in the stage any more:\n{excerpt}")
+
+
+def test_the_budget_counter_counts():
+    # the budget test above is only as good as this counter
+    assert changed_lines(STAGE_DIRS[0], STAGE_DIRS[0]) == 0
+    assert changed_lines(STAGE_DIRS[0], STAGE_DIRS[1]) > 0
