@@ -7,10 +7,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 
 from .providers import PROVIDERS, ProviderError
+from .providers.offline import QUIRKS
 
 
 def stage_parser(doc: str | None) -> argparse.ArgumentParser:
@@ -26,7 +28,18 @@ def stage_parser(doc: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--model", help="model name (default: TAO_MODEL, else the provider's)")
     parser.add_argument("--save-trace", metavar="FILE.svg|.html",
                         help="also save what was shown, as SVG or HTML")
+    parser.add_argument("--quirk", choices=QUIRKS, action=_QuirkAction,
+                        help="make the offline model misbehave like a real one (for watching "
+                             "the loop cope)")
     return parser
+
+
+class _QuirkAction(argparse.Action):
+    """--quirk sets TAO_OFFLINE_QUIRK, which the offline model reads when it is built."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        os.environ["TAO_OFFLINE_QUIRK"] = value
+        setattr(namespace, self.dest, value)
 
 
 def run(main: Callable[[], object]) -> None:

@@ -144,3 +144,13 @@ class Trace:
         if usage and usage.get("input_tokens") is not None:
             line += f" · {usage['input_tokens']} in / {usage.get('output_tokens', 0)} out"
         return Text(line, STYLES["meta"])
+
+
+class Silent:
+    """A trace that shows nothing: the default when a loop runs without a screen."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+SILENT = Silent()

@@ -32,9 +32,11 @@ QUIRKS = {
 SKILLS = {
     "time": (r"\b(time|date|today|clock|what day)\b", r"\b(time|clock|date|now)\b"),
     "words": (r"\b(how many words|count (the )?words|word ?count)\b", r"\bwords?\b"),
-    "math": (r"(\d\s*[-+*/%^]\s*\(?\s*\d)|\b(calculate|compute|arithmetic)\b",
+    "math": (r"(\d\s*(\*\*|[-+*/%^])\s*\(?\s*\d)|\b(calculate|compute|arithmetic)\b",
              r"\b(arithmetic|calculat\w*|math\w*|expression)\b"),
 }
+ASK_FOR = {"time": "the time", "words": "how many words are in 'some text'",
+           "math": "some arithmetic"}
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"|“([^”]*)”")
 _EXPRESSION = re.compile(r"[-+*/%().\d\s^]*\d[-+*/%().\d\s^]*")
 _LISTED_TOOL = re.compile(r"^\s*[-*]\s*`(\w+)`\s*(?:—|-|:)\s*(.*)$", re.M)
@@ -221,9 +223,11 @@ def _chat(request, earlier, system, catalogue) -> str:
     persona = _PERSONA.search(system or "")
     me = f"I'm {persona.group(1)}, played by tao's offline model" if persona else (
         "I'm tao's offline model")
+    examples = [ASK_FOR[skill] for skill, (_, offers) in SKILLS.items()
+                if any(re.search(offers, f"{n} {d}".lower()) for n, (d, _) in catalogue.items())]
     can = (
-        f"Here I can use {', '.join(catalogue)}: ask me the time, how many words are in "
-        "'some text', or some arithmetic."
+        f"Here I can use {', '.join(catalogue)}: ask me " + " or ".join(examples) + "."
+        if examples else f"Here I have {', '.join(catalogue)}; name one and I'll call it."
         if catalogue else "No tools here yet, so all I can do is talk back."
     )
     said = f' You said "{_short(request)}".' if request.strip() else ""

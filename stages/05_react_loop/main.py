@@ -1,0 +1,50 @@
+"""Stage 05: the ReAct loop.
+
+Each tool result goes back to the model, which thinks again, until it answers in plain
+text. One user message can now drive many model calls; `agent_step` in loop.py is that
+inner loop, and the chat loop around it only keeps the final answers.
+
+    uv run stages/05_react_loop/main.py
+"""
+
+from loop import agent_step, build_agent_system
+
+from shared.providers import ProviderError, get_provider
+from shared.stage import run, stage_parser
+from shared.trace import Trace
+
+
+def chat(provider, trace, system: str) -> None:
+    """Read lines until an empty one (or Ctrl-D); each reply sees the whole history."""
+    history: list[dict] = []
+    while True:
+        try:
+            line = trace.prompt()
+        except EOFError:
+            break
+        if not line.strip():
+            break
+        try:
+            answer = agent_step(line, history, provider, system, trace)
+        except KeyboardInterrupt:
+            trace.note("reply cancelled; the history is unchanged")
+            continue
+        except ProviderError as exc:
+            trace.error(str(exc))
+            continue
+        trace.answer(answer)
+        # only the final answer joins the history: this turn's tool calls are forgotten
+        history = history + [{"role": "user", "content": line},
+                             {"role": "assistant", "content": answer}]
+
+
+def main() -> None:
+    args = stage_parser(__doc__).parse_args()
+    provider = get_provider(args.provider, args.model)
+    trace = Trace(save=args.save_trace)
+    chat(provider, trace, build_agent_system())
+    trace.finish()
+
+
+if __name__ == "__main__":
+    run(main)

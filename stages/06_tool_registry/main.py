@@ -1,0 +1,49 @@
+"""Stage 06: a tool registry.
+
+Several tools (`now`, `wordcount`, `calculator`) live in one registry in tools.py, and
+the system prompt's tool list is generated from it. The loop did not change at all.
+
+    uv run stages/06_tool_registry/main.py
+"""
+
+from loop import agent_step, build_agent_system
+
+from shared.providers import ProviderError, get_provider
+from shared.stage import run, stage_parser
+from shared.trace import Trace
+
+
+def chat(provider, trace, system: str) -> None:
+    """Read lines until an empty one (or Ctrl-D); each reply sees the whole history."""
+    history: list[dict] = []
+    while True:
+        try:
+            line = trace.prompt()
+        except EOFError:
+            break
+        if not line.strip():
+            break
+        try:
+            answer = agent_step(line, history, provider, system, trace)
+        except KeyboardInterrupt:
+            trace.note("reply cancelled; the history is unchanged")
+            continue
+        except ProviderError as exc:
+            trace.error(str(exc))
+            continue
+        trace.answer(answer)
+        # only the final answer joins the history: this turn's tool calls are forgotten
+        history = history + [{"role": "user", "content": line},
+                             {"role": "assistant", "content": answer}]
+
+
+def main() -> None:
+    args = stage_parser(__doc__).parse_args()
+    provider = get_provider(args.provider, args.model)
+    trace = Trace(save=args.save_trace)
+    chat(provider, trace, build_agent_system())
+    trace.finish()
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,116 @@
+"""`_parse_tool_call` against replies real models send: what counts as a tool call.
+
+The contract: strip the text; not starting with `{` -> None; not valid JSON -> None; not
+a dict or no "tool" key -> None; else the dict. Each row pins one reply's fate, so a
+change to the parser shows exactly which replies it reclassifies. FN marks a reply
+that was *meant* as a tool call but is read as an answer (a false negative); FP one
+that is read as a tool call although it is unusable as one (a false positive, caught
+later by run_tool).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import load_stage
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+PARSERS = {n: load_stage(n, "loop")._parse_tool_call for n in ("04", "05", "06")}
+CALL = {"tool": "now", "args": {}}
+BIG = "x" * 1_000_000
+
+CORPUS = [
+    # the protocol followed
+    ('{"tool": "now", "args": {}}', CALL),                        # exact
+    ('{"tool":"now","args":{}}', CALL),                           # no spaces
+    ('\n\n{"tool": "now", "args": {}}', CALL),                    # blank lines before
+    ('   {"tool": "now", "args": {}}   \n', CALL),                # padding around
+    ('\t{"tool": "now", "args": {}}\r\n', CALL),                  # tabs, CRLF
+    ('{\n  "tool": "now",\n  "args": {}\n}', CALL),               # pretty-printed
+    ('{"args": {}, "tool": "now"}', {"args": {}, "tool": "now"}),  # keys reordered
+    ('{"tool": "now"}', {"tool": "now"}),                         # args left out
+    ('{"tool": "wordcount", "args": {"text": "a {b} c"}}',        # braces inside strings
+     {"tool": "wordcount", "args": {"text": "a {b} c"}}),
+    ('{"tool": "wordcount", "args": {"text": "say \\"hi\\""}}',   # escaped quotes
+     {"tool": "wordcount", "args": {"text": 'say "hi"'}}),
+    ('{"tool": "wordcount", "args": {"text": "héllo 日本 🎉"}}',  # non-ASCII
+     {"tool": "wordcount", "args": {"text": "héllo 日本 🎉"}}),
+    ('{"tool": "wordcount", "args": {"text": "\\u00e9"}}',        # unicode escapes
+     {"tool": "wordcount", "args": {"text": "é"}}),
+    ('{"tool": "now", "args": {}, "why": "to know"}',             # extra keys kept
+     {"tool": "now", "args": {}, "why": "to know"}),
+    ('{"tool": "now", "tool": "wordcount", "args": {}}',          # duplicate key: last wins
+     {"tool": "wordcount", "args": {}}),
+    ('{"tool": "wordcount", "args": {"text": "' + BIG + '"}}',    # a megabyte of argument
+     {"tool": "wordcount", "args": {"text": BIG}}),
+    # FP: parsed as calls, but unusable; run_tool turns them into Error observations
+    ('{"tool": 42, "args": {}}', {"tool": 42, "args": {}}),       # tool not a string
+    ('{"tool": null}', {"tool": None}),                           # tool null
+    ('{"tool": ["now"]}', {"tool": ["now"]}),                     # tool a list
+    ('{"tool": "now", "args": []}', {"tool": "now", "args": []}),  # args not an object
+    ('{"tool": "now", "args": "{}"}', {"tool": "now", "args": "{}"}),  # args as a string
+    ('{"tool": "clock", "args": {}}', {"tool": "clock", "args": {}}),  # unknown tool
+    ('{"tool": "", "args": {}}', {"tool": "", "args": {}}),       # empty name
+    # plain answers
+    ("It is about noon.", None),                                  # prose
+    ("", None),                                                   # empty
+    ("   \n\t  ", None),                                          # only whitespace
+    ("{}", None),                                                 # object without "tool"
+    ('{"name": "now", "arguments": {}}', None),                   # another protocol's keys
+    ('{"Tool": "now"}', None),                                    # keys are case-sensitive
+    ("[1, 2, 3]", None),                                          # JSON, not an object
+    ('"now"', None),                                              # a JSON string
+    ("42", None),                                                 # a JSON number
+    ("null", None),                                               # JSON null
+    ("{ this is not json }", None),                               # braces, prose inside
+    ("Use {curly braces} for sets.", None),                       # braces mid-sentence
+    # FN: meant as calls, read as answers (the protocol was not followed exactly)
+    ('```json\n{"tool": "now", "args": {}}\n```', None),          # fenced block
+    ('Sure! {"tool": "now", "args": {}}', None),                  # prose before
+    ('I will check.\n{"tool": "now", "args": {}}', None),         # prose line before
+    ('{"tool": "now", "args": {}} Let me know!', None),           # prose after
+    ('{"tool": "now", "args": {}}\n{"tool": "now", "args": {}}', None),  # two objects
+    ('{"tool": "now", "args": {}', None),                         # truncated
+    ('{"tool": "now", "args": {}},', None),                       # trailing comma
+    ("{'tool': 'now', 'args': {}}", None),                        # single quotes
+    ('{"tool": "now", "args": {},}', None),                       # comma before }
+    ('{tool: "now"}', None),                                      # unquoted key
+    ('{"tool": "now", "args": {}} // call now', None),            # comment after
+    ('{"tool": "now", "args": {"n": NaN}}',                       # NaN: Python accepts it
+     {"tool": "now", "args": {"n": float("nan")}}),
+    ("{" * 100_000, None),                                        # deep nesting, unfinished
+    ('{"tool": ' + "[" * 100_000, None),                          # too deep to decode
+    ('\ufeff{"tool": "now", "args": {}}', None),                  # byte-order mark: not space
+    (BIG, None),                                                  # a megabyte of prose
+]
+
+
+@pytest.mark.parametrize("stage", sorted(PARSERS))
+@pytest.mark.parametrize(("reply", "expected"), CORPUS,
+                         ids=[f"case{i:02d}" for i in range(len(CORPUS))])
+def test_corpus(stage, reply, expected):
+    got = PARSERS[stage](reply)
+    # compared as JSON text, so the NaN row can match (NaN != NaN as a float)
+    assert json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+def test_corpus_is_large_and_varied():
+    assert len(CORPUS) >= 40
+    calls = sum(expected is not None for _, expected in CORPUS)
+    assert 10 <= calls <= len(CORPUS) - 10  # both fates well represented
+
+
+@pytest.mark.parametrize("stage", sorted(PARSERS))
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(
+    st.text(),
+    st.text(alphabet='{}[]":,\\ \n tolnru0123456789.-eE').map(lambda s: "{" + s),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                 lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
+                 max_leaves=20).map(json.dumps),
+))
+def test_parser_never_raises(stage, text):
+    result = PARSERS[stage](text)
+    assert result is None or (isinstance(result, dict) and "tool" in result)
