@@ -45,6 +45,7 @@ class Trace:
         self.console = console or make_console(record=bool(save))
         self.save_path = save
         self._mark = time.perf_counter()
+        self._streamed: str | None = None  # text of the reply now streaming, if any
 
     # what the learner typed, and the start of each loop iteration
 
@@ -66,6 +67,7 @@ class Trace:
         return line
 
     def iteration(self, number: int) -> None:
+        self._end_stream()
         self._mark = time.perf_counter()
         self.console.rule(Text(f"iteration {number}", STYLES["meta"]), style=STYLES["meta"])
 
@@ -73,11 +75,13 @@ class Trace:
 
     def think(self, text: str, usage: dict | None = None) -> None:
         """The model's raw reply, exactly as it came (blank lines and all)."""
+        self._end_stream()
         body = Text(text) if text.strip() else Text(repr(text), STYLES["meta"])
         self._panel(body, "think", STYLES["think"], usage)
 
     def act(self, name: str, args) -> None:
         """A tool call: the tool's name and its arguments as highlighted JSON."""
+        self._end_stream()
         try:
             body = JSON.from_data(args, ensure_ascii=False)
         except (TypeError, ValueError):
@@ -86,12 +90,20 @@ class Trace:
 
     def observe(self, name: str, result: str) -> None:
         """A tool's result, cut to a readable length."""
+        self._end_stream()
         self._panel(Text(cut(str(result))), f"observe · {name}", STYLES["observe"])
 
     # the answer, whole or streamed
 
     def answer(self, text: str, usage: dict | None = None) -> None:
-        self.console.print(Text("tao  ", STYLES["answer"]) + Text(text))
+        """The final answer; if it was streamed already, only what is still missing."""
+        streamed, self._streamed = self._streamed, None
+        if streamed is not None and text.startswith(streamed):
+            self.console.print(Text(text[len(streamed):]))
+        else:
+            if streamed is not None:
+                self.console.print()
+            self.console.print(Text("tao  ", STYLES["answer"]) + Text(text))
         self._footer(usage)
 
     def stream_answer(self, deltas: Iterable[str]) -> str:
@@ -110,10 +122,21 @@ class Trace:
 
     def stream_delta(self, delta: str) -> None:
         """One text delta, printed as it arrives (for `on_text_delta=` callbacks)."""
-        self.console.print(Text(delta, STYLES["think"]), end="")
+        if self._streamed is None:
+            self._streamed = ""
+            self.console.print(Text("tao  ", STYLES["answer"]), end="")
+        self._streamed += delta
+        self.console.print(Text(delta), end="")
         self.console.file.flush()
 
+    def _end_stream(self) -> None:
+        """Close a streamed line before anything else is shown."""
+        if self._streamed is not None:
+            self._streamed = None
+            self.console.print()
+
     def error(self, message: str) -> None:
+        self._end_stream()
         self.console.print(Text("error  ", STYLES["error"]) + Text(message))
 
     def note(self, message: str) -> None:

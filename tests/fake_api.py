@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -20,11 +21,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class SSE:
     """A streamed 200 response: (event name or None, data) pairs.
 
-    With `gate`, the server sends `pause_after` events, then waits for the gate."""
+    With `gate`, the server sends `pause_after` events, then waits for the gate; with
+    `delay`, it sleeps that long between events. `sent` records when each event left
+    (perf_counter), and `finished` is set once the last one has."""
 
     events: list[tuple[str | None, object]]
     pause_after: int | None = None
     gate: threading.Event | None = None
+    delay: float = 0.0
+    sent: list[float] = field(default_factory=list)
+    finished: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -106,13 +112,18 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             for n, (event, data) in enumerate(response.events):
                 if response.gate is not None and n == response.pause_after:
-                    response.gate.wait(timeout=10)
+                    response.gate.wait(timeout=5)
+                elif response.delay and n:
+                    time.sleep(response.delay)
                 text = data if isinstance(data, str) else json.dumps(data)
                 prefix = f"event: {event}\n" if event else ""
                 self.wfile.write(f"{prefix}data: {text}\n\n".encode())
                 self.wfile.flush()
+                response.sent.append(time.perf_counter())
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: fine
+        finally:
+            response.finished.set()
 
     def do_GET(self):
         models = self.api.models
