@@ -1,6 +1,7 @@
 """The `tao` command: a thin front door to the stages, the diffs and the exercises.
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
+    tao check | hint N | watch | reset N | solution N
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ import difflib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from . import exercises
 from .trace import make_console
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +45,7 @@ class CLIError(Exception):
 def stages() -> dict[str, Path]:
     """Stage number -> folder, in order."""
     return {p.name[:2]: p for p in sorted(STAGES.glob("[0-9][0-9]_*")) if p.is_dir()}
+
 
 
 def find_stage(ref: str) -> Path:
@@ -75,6 +80,8 @@ def cmd_list(args, console) -> int:
         table.add_row(number, Text(title), Text(teaches))
     console.print(table)
     console.print(Text("run one: tao run NN · see what changed: tao diff NN", "dim"))
+    console.print(Text(f"{len(exercises.load())} exercises: `tao check` shows your progress",
+                       "dim"))
     return 0
 
 
@@ -165,7 +172,9 @@ def cmd_doctor(args, console) -> int:
         line(present or not needed, f"{var}: {'set (value hidden)' if present else 'not set'}",
              "" if present or not needed else f"export {var}=<your key>")
     try:
-        provider = build_provider(name, args.model or os.environ.get("TAO_MODEL") or None)
+        quick = {} if name == "offline" else {"max_retries": 0}  # a check, not a conversation
+        provider = build_provider(name, args.model or os.environ.get("TAO_MODEL") or None,
+                                  **quick)
     except ProviderError as exc:
         line(False, str(exc))
         return 1
@@ -184,6 +193,134 @@ def cmd_doctor(args, console) -> int:
     line(exists, f"model: {provider.model} {'exists' if exists else 'was not found'}",
          "" if exists else fix)
     return 1 if problems else 0
+
+
+# ---------------------------------------------------------------- exercises
+
+MARKS = {"done": ("✓", "green"), "current": ("▶", "bold yellow"), "pending": ("·", "dim")}
+
+
+def _exercise(ref: str) -> exercises.Exercise:
+    try:
+        return exercises.find(ref)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def cmd_check(args, console) -> int:
+    todo = exercises.load()
+    with console.status(f"running the tests of {len(todo)} exercises…"):
+        results = exercises.check(todo)
+    current = next((e for e in todo if results[e.name].status != "done"), None)
+    if current is not None and results[current.name].status == "not run":
+        raise CLIError("the exercise tests stopped before they reached an exercise: run "
+                       "`uv run pytest tests/exercises` to see why")
+    for e in todo:
+        state = ("done" if results[e.name].status == "done" else
+                 "current" if e is current else "pending")
+        mark, style = MARKS[state]
+        console.print(Text(f" {mark} {e.number:2} ", style) + Text(e.title, style))
+    done = sum(r.status == "done" for r in results.values())
+    console.print(Text(f"{done} of {len(todo)} done", "bold"))
+    if current is None:
+        console.print(Text("All exercises done. `tao solution N` shows the reference "
+                           "answers to compare with yours.", "bold green"))
+        return 0
+    result = results[current.name]
+    where = current.path.relative_to(exercises.ROOT)
+    console.print()
+    if result.status == "not attempted":
+        console.print(Text(f"Next: exercise {current.number}, {current.title}. Open {where}"
+                           ", read its docstring, and replace the NotImplementedError."))
+    else:
+        console.print(Text(f"Exercise {current.number} ({current.title}) is not passing yet. "
+                           f"`{result.test}` says:", "bold"))
+        console.print(Text(_first_lines(result.message), "red"))
+        console.print(Text(f"Edit {where}."))
+    console.print(Text(f"Stuck? `tao hint {current.number}`. Re-check with `tao check`, "
+                       "or let `tao watch` re-check on every save.", "dim"))
+    return 1
+
+
+def _first_lines(message: str, limit: int = 8) -> str:
+    lines = message.splitlines()
+    return "\n".join(lines[:limit] + (["…"] if len(lines) > limit else []))
+
+
+def cmd_hint(args, console) -> int:
+    e = _exercise(args.exercise)
+    console.print(Text(f"Hint for exercise {e.number}: {e.title} (stage {e.stage})", "bold"))
+    console.print(Text(e.hint))
+    return 0
+
+
+def cmd_watch(args, console) -> int:
+    def stamp():
+        return {p: p.stat().st_mtime_ns for p in exercises.EXERCISES.glob("e*.py")}
+
+    seen, cycles = None, 0
+    console.print(Text("watching exercises/ (Ctrl-C to stop)", "dim"))
+    while args.cycles is None or cycles < args.cycles:
+        now = stamp()
+        if now != seen:
+            seen = now
+            code = cmd_check(args, console)
+            if code == 0:
+                return 0
+            console.print(Text("waiting for you to save a file…", "dim"))
+        cycles += 1
+        time.sleep(args.interval)
+    return 1
+
+
+def cmd_reset(args, console) -> int:
+    e = _exercise(args.exercise)
+    stub = _original_stub(e)
+    where = e.path.relative_to(exercises.ROOT)
+    if e.path.exists() and e.path.read_text(encoding="utf-8") == stub:
+        console.print(Text(f"{where} is already the original stub"))
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise CLIError(f"resetting {where} throws your work away: add --yes to confirm")
+        answer = console.input(f"Restore {where} to its stub? Your changes will be lost "
+                               "[y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            console.print(Text("left as it is"))
+            return 1
+    e.path.write_text(stub, encoding="utf-8")
+    console.print(Text(f"{where} is the stub again"))
+    return 0
+
+
+def _original_stub(e: exercises.Exercise) -> str:
+    """The newest committed version of the file that is still a stub."""
+    rel = str(e.path.relative_to(exercises.ROOT))
+
+    def git(*argv):
+        return subprocess.run(["git", *argv], cwd=exercises.ROOT, capture_output=True,
+                              text=True)
+
+    history = git("log", "--format=%H", "--", rel)
+    for commit in history.stdout.split():
+        text = git("show", f"{commit}:{rel}").stdout
+        if "raise NotImplementedError" in text:
+            return text
+    raise CLIError(f"cannot find the original of {rel} in git history: restore it from "
+                   "the repository you cloned")
+
+
+def cmd_solution(args, console) -> int:
+    e = _exercise(args.exercise)
+    with console.status(f"checking exercise {e.number} first…"):
+        result = exercises.check([e])[e.name]
+    if result.status != "done":
+        raise CLIError(f"exercise {e.number} does not pass yet: try it first (`tao check`,"
+                       f" `tao hint {e.number}`); the solution opens once it passes")
+    console.print(Text(f"Reference solution for exercise {e.number}, {e.title} "
+                       f"(exercises/solutions/{e.name}.py):", "bold"))
+    console.print(Syntax(e.solution.read_text(encoding="utf-8"), "python"))
+    return 0
 
 
 # ---------------------------------------------------------------- entry point
@@ -215,11 +352,33 @@ def build_parser() -> argparse.ArgumentParser:
                                           "key, its server and its model; one line each.")
     doctor.add_argument("--provider", help="check this provider instead of the default")
     doctor.add_argument("--model", help="check this model name")
+    verbs.add_parser("check", help="run the exercises in order, show progress",
+                     description="Run the exercise tests in order: done, current, pending. "
+                                 "For the first unsolved one, show what its test says.")
+    hint = verbs.add_parser("hint", help="a hint for one exercise",
+                            description="Show the hint for one exercise.")
+    hint.add_argument("exercise", help="exercise number, e.g. 3")
+    watch = verbs.add_parser("watch", help="re-check whenever an exercise file is saved",
+                             description="Run `tao check` now and again after every save "
+                                         "in exercises/; stops when all pass or on Ctrl-C.")
+    watch.add_argument("--interval", type=float, default=1.0,
+                       help="seconds between looks at the files (default 1)")
+    watch.add_argument("--cycles", type=int, default=None, help=argparse.SUPPRESS)
+    reset = verbs.add_parser("reset", help="restore an exercise's stub",
+                             description="Restore exercises/eNN_*.py to its original stub "
+                                         "(asks first; your changes are lost).")
+    reset.add_argument("exercise", help="exercise number, e.g. 3")
+    reset.add_argument("--yes", action="store_true", help="do not ask")
+    solution = verbs.add_parser("solution", help="the reference solution, once yours passes",
+                                description="Show the reference solution of an exercise. "
+                                            "Only once your own passes its tests.")
+    solution.add_argument("exercise", help="exercise number, e.g. 3")
     return parser
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
-            "doctor": cmd_doctor}
+            "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
+            "reset": cmd_reset, "solution": cmd_solution}
 
 
 def main(argv: list[str] | None = None) -> int:

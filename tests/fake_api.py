@@ -291,6 +291,15 @@ def check_anthropic(body: dict, headers) -> str | None:
             return "tools.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"
         if (tool.get("input_schema") or {}).get("type") != "object":
             return "tools.input_schema.type: Input should be 'object'"
+    choice = body.get("tool_choice")
+    if choice is not None:
+        names = [t.get("name") for t in body.get("tools", [])]
+        if choice.get("type") not in ("auto", "any", "tool", "none"):
+            return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
+        if choice["type"] == "tool" and choice.get("name") not in names:
+            return f"tool_choice.name: {choice.get('name')!r} is not one of the tools"
+        if choice["type"] != "none" and not names:
+            return "tool_choice may only be specified while providing tools"
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
@@ -382,6 +391,18 @@ def check_openai(body: dict, headers) -> str | None:
             return "tools.function.name: must match '^[a-zA-Z0-9_-]{1,64}$'"
         if set(function) - {"name", "description", "parameters", "strict"}:
             return "tools.function: unexpected keys"
+    choice = body.get("tool_choice")
+    if choice is not None:
+        names = [t["function"]["name"] for t in body.get("tools", [])]
+        named = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
+        if not (choice in ("auto", "none", "required") or (
+                isinstance(choice, dict) and choice.get("type") == "function" and named)):
+            return ("Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or "
+                    "{'type': 'function', 'function': {'name': ...}}")
+        if named is not None and named not in names:
+            return f"tool_choice: function {named!r} is not among the tools"
+        if choice != "none" and not names:
+            return "'tool_choice' is only allowed when 'tools' are specified"
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages: must be a non-empty array"
@@ -414,6 +435,9 @@ def check_openai(body: dict, headers) -> str | None:
                 function = call.get("function") or {}
                 if call.get("type") != "function" or not isinstance(call.get("id"), str):
                     return f"messages[{i}].tool_calls: each needs an id and type 'function'"
+                if len(call["id"]) > 40:
+                    return (f"Invalid 'messages[{i}].tool_calls[0].id': string too long. "
+                            "Expected a string with maximum length 40")
                 if not isinstance(function.get("arguments"), str):
                     return f"messages[{i}].tool_calls.function.arguments: must be a string"
                 waiting.append(call["id"])

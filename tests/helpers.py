@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from shared.stages import load_stage, stage_dirs
+
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "load_stage", "run_stage", "stage_dir"]
+
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ROOT / "stages"
-STAGE_DIRS = sorted(p for p in STAGES.glob("[0-9][0-9]_*") if p.is_dir())
+STAGE_DIRS = stage_dirs()
 REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAO_PROVIDER",
            "TAO_MODEL", "TAO_OFFLINE_QUIRK", "TAO_OFFLINE_DELAY", "FORCE_COLOR")
 
@@ -37,18 +40,3 @@ def run_stage(number: str, *args, stdin: str = "", script=None, tmp_path=None,
     return subprocess.run([sys.executable, str(stage_dir(number) / "main.py"), *args],
                           input=stdin, capture_output=True, text=True, encoding="utf-8",
                           env=clean_env(**env), timeout=60, cwd=ROOT)
-
-
-def load_stage(number: str, module: str = "main"):
-    """Import a stage's module in-process (its folder first on sys.path, as when run)."""
-    folder = stage_dir(number)
-    sys.path.insert(0, str(folder))
-    try:
-        for name in ("context", "loop", "tools", "main"):  # stage-local module names
-            sys.modules.pop(name, None)
-        spec = importlib.util.spec_from_file_location(module, folder / f"{module}.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(folder))

@@ -1,0 +1,19 @@
+"""Exercise 01: add a tool to stage 05's registry.
+
+Write `wordcount`, a tool in stage 05's shape (an `args` dict in, a string out), and
+`add_wordcount`, which returns a copy of a registry with it added. Done when
+`uv run pytest tests/exercises/test_e01_wordcount.py` passes: the tests run stage 05's
+own `agent_step`, unchanged, with your registry. Adding a tool needs no loop change.
+"""
+
+
+def wordcount(args: dict) -> str:
+    """The number of words in args["text"], as a string: {"text": "a b  c"} -> "3"."""
+    # TODO: split the text on whitespace and count the pieces
+    raise NotImplementedError("exercise 01: wordcount")
+
+
+def add_wordcount(tools: dict) -> dict:
+    """A new registry: everything in `tools`, plus "wordcount" (leave `tools` as it was)."""
+    # TODO: copy the dict, then add the tool under its name
+    raise NotImplementedError("exercise 01: add_wordcount")

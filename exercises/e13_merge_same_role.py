@@ -1,0 +1,17 @@
+"""Exercise 13 (stretch): merge consecutive same-role turns for Anthropic.
+
+Histories repaired, trimmed or built by hand can hold two user turns in a row, or two
+assistant turns. Some servers refuse that; Anthropic merges them, but a careless merge
+can break a `tool_use` / `tool_result` pair. Write `merge_same_role(messages)` over
+Anthropic-format messages (as `to_anthropic` returns them): consecutive turns of one
+role become one turn whose content is a list of blocks (a string content becomes a text
+block), and in a merged user turn every `tool_result` block comes first, in its
+original order, as the API requires. Nothing is dropped; the input is not changed.
+"""
+
+
+def merge_same_role(messages: list[dict]) -> list[dict]:
+    """Anthropic messages with consecutive same-role turns merged into one."""
+    # TODO: build a new list; extend the last turn's blocks when the role repeats;
+    #       then put tool_result blocks first in each user turn
+    raise NotImplementedError("exercise 13: merge same-role turns")

@@ -1,0 +1,32 @@
+"""Exercise 12: fall back to the next provider, but never after output has begun.
+
+`fallback_call(providers, messages, ...)` tries each provider's `call` in order. If one
+raises before it has sent any text delta, the next one gets the turn: the learner saw
+nothing, so nothing is lost. If it raises *after* a delta, re-raise: a second answer
+would repeat, or contradict, what is already on the screen. If all fail, raise
+ProviderError naming every failure.
+"""
+
+from shared.providers import ProviderError, Reply
+
+
+def fallback_call(providers: list, messages: list[dict], system: str = "", tools=(),
+                  on_text_delta=None) -> Reply:
+    """The first provider's reply that does not fail before its first text delta."""
+    failures = []
+    for provider in providers:
+        started = False
+
+        def relay(delta):
+            nonlocal started
+            started = True  # from here on, falling back would duplicate output
+            if on_text_delta is not None:
+                on_text_delta(delta)
+
+        try:
+            return provider.call(messages, system, tools, relay)
+        except Exception as exc:
+            if started:
+                raise
+            failures.append(str(exc))
+    raise ProviderError("every provider failed: " + "; ".join(failures))

@@ -1,0 +1,37 @@
+"""Exercise 14 (stretch): normalise tool-call ids a gateway made too long.
+
+Some gateways lengthen tool-call ids (prefixes, routing data, a 300-character hash).
+OpenAI refuses ids over 40 characters; Anthropic refuses any character outside
+[a-zA-Z0-9_-]. `normalise_ids(messages)` returns a copy of an internal-format history in
+which every id that breaks those rules is replaced by `call_` + the first 16 hex digits
+of its SHA-1, everywhere it appears: in the assistant's `tool_calls` and in the
+`tool_call_id` of the results. Valid ids are kept; different ids stay different.
+"""
+
+import hashlib
+import re
+
+VALID = re.compile(r"^[a-zA-Z0-9_-]{1,40}$")  # Don't change this line
+
+
+def normalise_ids(messages: list[dict]) -> list[dict]:
+    """A copy of `messages` with every invalid tool-call id replaced consistently."""
+    mapping: dict[str, str] = {}
+
+    def fixed(call_id: str) -> str:
+        # one mapping for the whole history keeps calls and results paired
+        if VALID.match(call_id):
+            return call_id
+        if call_id not in mapping:
+            mapping[call_id] = "call_" + hashlib.sha1(call_id.encode()).hexdigest()[:16]
+        return mapping[call_id]
+
+    out = []
+    for message in messages:
+        message = dict(message)
+        if message.get("tool_calls"):
+            message["tool_calls"] = [{**c, "id": fixed(c["id"])} for c in message["tool_calls"]]
+        if message["role"] == "tool":
+            message["tool_call_id"] = fixed(message["tool_call_id"])
+        out.append(message)
+    return out

@@ -1,0 +1,44 @@
+# Don't change the tests! They tell you when exercises/e09_repeated_failure.py is done.
+from exercise_support import need
+
+from shared.providers import Reply, ScriptedProvider, ToolCall
+
+
+def calc(expression, call_id="c"):
+    return Reply("", [ToolCall(call_id, "calculator", {"expression": expression})], "tool_use")
+
+
+def run(ex, replies):
+    agent_step = need(ex, "agent_step", "user_message", "history", "provider", "system")
+    model = ScriptedProvider(replies)
+    return agent_step("compute", [], model, ""), model
+
+
+def test_the_same_failing_call_twice_stops_the_turn(ex):
+    answer, model = run(ex, [calc("1/0"), calc("1/0"), calc("1/0"), "never reached"])
+    assert len(model.calls) == 2, (
+        f"it should stop after the second failure, not after {len(model.calls)} calls")
+    assert answer.startswith("Stopped: calculator failed twice in a row with the same arguments")
+    assert "division by zero" in answer, "the learner should see the error itself"
+
+
+def test_argument_order_does_not_make_calls_different(ex):
+    key = need(ex, "call_key", "call")
+    a = ToolCall("1", "wordcount", {"text": "x", "lang": "en"})
+    b = ToolCall("2", "wordcount", {"lang": "en", "text": "x"})
+    c = ToolCall("3", "wordcount", {"text": "y", "lang": "en"})
+    assert key(a) == key(b), "the same arguments in another order are the same call"
+    assert key(a) != key(c) and key(a) != key(ToolCall("4", "now", a.args))
+
+
+def test_a_different_failure_or_a_success_in_between_resets(ex):
+    answer, model = run(ex, [calc("1/0"), calc("2/0"), calc("1/0"), calc("1+1"), calc("1/0"),
+                             "All done."])
+    assert answer == "All done.", (
+        f"no failure repeated right after itself, yet it stopped: {answer!r}")
+    assert len(model.calls) == 6
+
+
+def test_one_failure_then_a_fix_answers_normally(ex):
+    answer, _ = run(ex, [calc("1/0"), calc("1/1"), "It is 1."])
+    assert answer == "It is 1."

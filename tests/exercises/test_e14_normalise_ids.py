@@ -1,0 +1,48 @@
+# Don't change the tests! They tell you when exercises/e14_normalise_ids.py is done.
+import copy
+import hashlib
+
+from exercise_support import need
+from fake_api import check_anthropic, check_openai
+
+from shared.providers.anthropic_provider import to_anthropic
+from shared.providers.openai_provider import to_openai
+
+LONG = "gw-route:eu-west:" + "f" * 300
+ODD = "call:7/a"
+
+
+def history(*ids):
+    return [{"role": "user", "content": "go"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": i, "name": "now", "args": {}} for i in ids]},
+            *[{"role": "tool", "tool_call_id": i, "name": "now", "content": "noon"} for i in ids],
+            {"role": "user", "content": "again"},
+            # a later turn that reuses the first id: it must map the same way
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": ids[0], "name": "now", "args": {}}]},
+            {"role": "tool", "tool_call_id": ids[0], "name": "now", "content": "noon"}]
+
+
+def both_apis_accept(messages):
+    return (check_openai({"model": "m", "stream": True, "messages": to_openai(messages)},
+                         {"authorization": "Bearer k"}) is None
+            and check_anthropic({"model": "m", "max_tokens": 5, "stream": True,
+                                 "messages": to_anthropic(messages)},
+                                {"x-api-key": "k", "anthropic-version": "1"}) is None)
+
+
+def test_long_and_odd_ids_are_replaced_consistently(ex):
+    messages = history(LONG, ODD, "call_ok")
+    assert not both_apis_accept(messages), "the test history should be refused as it is"
+    before = copy.deepcopy(messages)
+    fixed = need(ex, "normalise_ids", "messages")(messages)
+    assert messages == before, "normalise_ids must return a copy, not edit its input"
+    assert both_apis_accept(fixed), "after normalising, both APIs should accept the history"
+    expected = "call_" + hashlib.sha1(LONG.encode()).hexdigest()[:16]
+    assert fixed[1]["tool_calls"][0]["id"] == expected, "use call_ + 16 hex digits of SHA-1"
+    assert fixed[2]["tool_call_id"] == expected and fixed[-1]["tool_call_id"] == expected, (
+        "the same old id must become the same new id everywhere, in every turn")
+    ids = [c["id"] for c in fixed[1]["tool_calls"]]
+    assert ids[2] == "call_ok" and len(set(ids)) == 3, (
+        "valid ids stay; different ids stay different")
