@@ -102,6 +102,20 @@ def test_doctor_never_prints_a_key():
     assert "did not answer" in done.stdout and done.returncode == 1
 
 
+def test_doctor_checks_the_anthropic_model_through_the_api():
+    with FakeAPI("anthropic") as api:
+        api.models = ["claude-test-1"]
+        found = tao("doctor", "--model", "claude-test-1", ANTHROPIC_API_KEY="sk-ant-test-12345",
+                    ANTHROPIC_BASE_URL=api.base_url)
+        missing = tao("doctor", "--model", "claude-gone-0", ANTHROPIC_API_KEY="sk-ant-test-12345",
+                      ANTHROPIC_BASE_URL=api.base_url)
+    assert found.returncode == 0
+    assert "provider: anthropic (ANTHROPIC_API_KEY is set)" in found.stdout
+    assert "model: claude-test-1 exists" in found.stdout
+    assert missing.returncode == 1 and "claude-gone-0 was not found" in missing.stdout
+    assert "sk-ant-test" not in found.stdout + missing.stdout
+
+
 def test_doctor_checks_that_a_local_servers_model_exists():
     with FakeAPI("openai") as api:
         api.models = ["llama3.2:latest"]

@@ -27,6 +27,13 @@ def changed_lines(old, new) -> int:
     return total
 
 
+def test_readme_shows_the_two_commands_and_every_stage():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "uv run tao tour" in readme and "uv run pytest" in readme
+    for folder in STAGE_DIRS:
+        assert folder.name in readme, f"README.md's stage map misses {folder.name}"
+
+
 def test_stages_are_numbered_from_01_without_gaps():
     numbers = [int(p.name[:2]) for p in STAGE_DIRS]
     assert numbers == list(range(1, len(numbers) + 1))

@@ -273,6 +273,12 @@ BAD_ANTHROPIC = [
                                            "input": "{}"}]}]}, "object input"),
     ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
         {"role": "user", "content": "x", "tool_calls": []}]}, "Extra inputs"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "tool_choice": {"type": "required"},
+      "messages": [{"role": "user", "content": "x"}]}, "tool_choice.type"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "x"},
+                                     {"type": "tool_result", "tool_use_id": "t9",
+                                      "content": "r"}]}]}, "unexpected `tool_use_id`"),
 ]
 BAD_OPENAI = [
     ({"model": "gpt-5.4-mini", "stream": True, "max_tokens": 5, "messages": [
@@ -289,6 +295,13 @@ BAD_OPENAI = [
         {"role": "user", "content": "and?"}]}, "must be followed by tool messages"),
     ({"model": "m", "stream": True, "messages": [
         {"role": "assistant", "content": "", "tool_calls": None}]}, "content is required"),
+    ({"model": "m", "stream": True, "tool_choice": "any", "messages": [
+        {"role": "user", "content": "x"}]}, "Invalid value for 'tool_choice'"),
+    ({"model": "m", "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c" * 41, "type": "function", "function": {"name": "n", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c" * 41, "content": "r"}]}, "string too long"),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .base import Provider, ProviderError, Reply, Tool, ToolCall, parse_args, sdk_error
+from .base import Provider, ProviderError, Reply, Tool, sdk_error, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
 
 # Anthropic's stop reasons are the names tao uses everywhere, so they pass through.
@@ -79,10 +79,7 @@ class AnthropicProvider(Provider):
                         reply.usage["output_tokens"] = event.usage.output_tokens
         except self._sdk.AnthropicError as exc:
             raise self._error(exc) from None
-        for index in sorted(blocks):
-            block = blocks[index]
-            args, error = parse_args(block["json"])
-            reply.tool_calls.append(ToolCall(block["id"], block["name"], args, error))
+        reply.tool_calls = tool_calls_from(blocks)
         yield reply
 
     def model_available(self) -> bool:

@@ -70,6 +70,16 @@ def parse_args(raw: str) -> tuple[dict, str]:
     return args, ""
 
 
+def tool_calls_from(slots: dict[int, dict]) -> list[ToolCall]:
+    """ToolCalls from streamed slots {index: {"id", "name", "json"}}, in index order."""
+    calls = []
+    for index in sorted(slots):
+        slot = slots[index]
+        args, error = parse_args(slot["json"])
+        calls.append(ToolCall(slot["id"], slot["name"], args, error))
+    return calls
+
+
 class ProviderError(Exception):
     """A failure a learner can act on, already phrased as one line (no key inside)."""
 

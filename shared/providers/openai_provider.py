@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from .base import Provider, ProviderError, Reply, Tool, ToolCall, parse_args, sdk_error
+from .base import Provider, ProviderError, Reply, Tool, sdk_error, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
@@ -89,10 +89,7 @@ class OpenAIProvider(Provider):
                                                          choice.finish_reason)
         except self._sdk.OpenAIError as exc:
             raise self._error(exc) from None
-        for index in sorted(calls):
-            call = calls[index]
-            args, error = parse_args(call["json"])
-            reply.tool_calls.append(ToolCall(call["id"], call["name"], args, error))
+        reply.tool_calls = tool_calls_from(calls)
         yield reply
 
     def model_available(self) -> bool:

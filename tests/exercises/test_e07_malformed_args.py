@@ -3,7 +3,7 @@ import pytest
 from exercise_support import need
 from fake_api import FakeAPI, anthropic_stream, openai_stream
 
-from shared.providers import anthropic_provider, openai_provider
+from shared.providers import anthropic_provider, base, openai_provider
 from shared.stages import load_stage
 
 
@@ -28,7 +28,7 @@ def test_broken_arguments_become_empty_args_and_a_note(ex, raw):
 def test_both_providers_use_it_and_the_loop_feeds_the_note_back(ex, kind, monkeypatch):
     parse = need(ex, "parse_arguments", "raw")
     module = anthropic_provider if kind == "anthropic" else openai_provider
-    monkeypatch.setattr(module, "parse_args", parse)  # your function, inside the provider
+    monkeypatch.setattr(base, "parse_args", parse)  # your function, inside both providers
     make = anthropic_stream if kind == "anthropic" else openai_stream
     cls = module.AnthropicProvider if kind == "anthropic" else module.OpenAIProvider
     with FakeAPI(kind) as api:
