@@ -30,7 +30,7 @@ def bare(kind, provider):
     """Iterate the SDK stream and do nothing with it: the floor."""
     params = provider.request(MESSAGES, "sys", [TOOL])
     if kind == "anthropic":
-        with provider._client.messages.stream(**params) as stream:
+        with provider._client.messages.create(**params) as stream:
             for _ in stream:
                 pass
     else:

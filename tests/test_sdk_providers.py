@@ -104,10 +104,14 @@ def test_argument_json_split_into_many_fragments_is_reassembled(kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_broken_argument_json_is_reported_not_raised(kind):
     with FakeAPI(kind) as api:
-        api.queue(stream(kind, [], tools=[("call_x", "wordcount", ['{"text": "unfinish'])]))
+        api.queue(stream(kind, [], tools=[("call_x", "wordcount", ['{"text": "unfinish']),
+                                          ("call_y", "wordcount", ["[1, 2]"]),
+                                          ("call_z", "wordcount", ['{"a":' + "[" * 100_000])]))
         reply = provider(kind, api).call(ask(), "", [WORDCOUNT])
-    call = reply.tool_calls[0]
-    assert call.args == {} and "not valid JSON" in call.error
+    errors = [(c.args, c.error) for c in reply.tool_calls]
+    assert errors[0][0] == {} and "not valid JSON" in errors[0][1]
+    assert errors[1][0] == {} and "must be a JSON object" in errors[1][1]
+    assert errors[2][0] == {} and errors[2][1]
 
 
 def test_openai_usage_arrives_in_a_chunk_with_empty_choices():

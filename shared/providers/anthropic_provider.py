@@ -34,11 +34,12 @@ class AnthropicProvider(Provider):
         )
 
     def request(self, messages: list[dict], system: str = "", tools=()) -> dict:
-        """The keyword arguments for `client.messages.stream`, in Anthropic's shapes."""
+        """The keyword arguments for `client.messages.create`, in Anthropic's shapes."""
         params: dict = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "messages": to_anthropic(messages),
+            "stream": True,
         }
         if system:
             # the system prompt (and the tools before it) is the same every turn:
@@ -58,7 +59,9 @@ class AnthropicProvider(Provider):
         reply = Reply()
         blocks: dict[int, dict] = {}  # content block index -> tool_use being assembled
         try:
-            with self._client.messages.stream(**params) as stream:
+            # the raw event stream: the messages.stream() helper would also parse each
+            # tool's input itself, and raise a bare ValueError on JSON it cannot read
+            with self._client.messages.create(**params) as stream:
                 for event in stream:
                     kind = event.type
                     if kind == "content_block_delta":

@@ -65,6 +65,8 @@ def parse_args(raw: str) -> tuple[dict, str]:
         args = json.loads(raw)
     except json.JSONDecodeError as exc:
         return {}, f"the arguments were not valid JSON ({exc.msg}): {raw[:200]!r}"
+    except RecursionError:
+        return {}, f"the arguments are nested too deeply to read: {raw[:200]!r}"
     if not isinstance(args, dict):
         return {}, f"the arguments must be a JSON object, got: {raw[:200]!r}"
     return args, ""
@@ -176,7 +178,7 @@ def _server_message(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-_KEY_LIKE = re.compile(r"\b(sk|sk-ant|key)-[A-Za-z0-9_\-*]{6,}")
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:

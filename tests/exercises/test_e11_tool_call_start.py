@@ -23,11 +23,9 @@ def timeline(ex, kind):
         api.queue(make(["Checking."], tools=CALLS))
         provider = cls(api_key="test-key-123456789", base_url=api.base_url)
         params = provider.request([{"role": "user", "content": "go"}], "", TOOLS)
-        if kind == "anthropic":
-            with provider._client.messages.stream(**params) as stream:
-                raw = list(stream)
-        else:
-            raw = list(provider._client.chat.completions.create(**params))
+        create = (provider._client.messages.create if kind == "anthropic"
+                  else provider._client.chat.completions.create)
+        raw = list(create(**params))
     for event in raw:
         events += [("start", name) for name in starts(kind, event, seen)]
         events += [("fragment", n) for n in _fragments(kind, event)]
