@@ -56,7 +56,7 @@ class AnthropicProvider(Provider):
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
         params = self.request(messages, system, tools)
-        reply = Reply()
+        reply, text = Reply(), []
         blocks: dict[int, dict] = {}  # content block index -> tool_use being assembled
         try:
             # the raw event stream: the messages.stream() helper would also parse each
@@ -67,7 +67,7 @@ class AnthropicProvider(Provider):
                     if kind == "content_block_delta":
                         delta = event.delta
                         if delta.type == "text_delta":
-                            reply.text += delta.text
+                            text.append(delta.text)
                             yield delta.text
                         elif delta.type == "input_json_delta":
                             blocks[event.index]["json"] += delta.partial_json
@@ -82,6 +82,7 @@ class AnthropicProvider(Provider):
                         reply.usage["output_tokens"] = event.usage.output_tokens
         except self._sdk.AnthropicError as exc:
             raise self._error(exc) from None
+        reply.text = "".join(text)
         reply.tool_calls = tool_calls_from(blocks)
         yield reply
 

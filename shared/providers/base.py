@@ -114,7 +114,7 @@ class Provider:
     ) -> Reply:
         """Run one model turn; text deltas go to `on_text_delta` live; return the Reply."""
         for item in self.turn(messages, system, tuple(tools)):
-            if isinstance(item, Reply):
+            if type(item) is not str:  # the Reply comes last
                 return item
             if on_text_delta is not None:
                 on_text_delta(item)

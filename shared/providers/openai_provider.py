@@ -62,7 +62,7 @@ class OpenAIProvider(Provider):
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
         params = self.request(messages, system, tools)
-        reply = Reply()
+        reply, text = Reply(), []
         calls: dict[int, dict] = {}  # tool-call fragments arrive keyed by index
         try:
             for chunk in self._client.chat.completions.create(**params):
@@ -74,7 +74,7 @@ class OpenAIProvider(Provider):
                 choice = chunk.choices[0]
                 delta = choice.delta
                 if delta.content:
-                    reply.text += delta.content
+                    text.append(delta.content)
                     yield delta.content
                 for frag in delta.tool_calls or ():
                     call = calls.setdefault(frag.index, {"id": "", "name": "", "json": ""})
@@ -89,6 +89,7 @@ class OpenAIProvider(Provider):
                                                          choice.finish_reason)
         except self._sdk.OpenAIError as exc:
             raise self._error(exc) from None
+        reply.text = "".join(text)
         reply.tool_calls = tool_calls_from(calls)
         yield reply
 
