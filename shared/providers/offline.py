@@ -90,7 +90,7 @@ class OfflineProvider(Provider):
             {t.name: (t.description, t.schema) for t in tools}
             if native else _catalogue_from_prompt(system)
         )
-        request, earlier, observed = _read_conversation(messages, native)
+        request, earlier, observed = _read_conversation(messages)
         needs = _plan(request, catalogue)
         pending = [n for n in needs if n.tool not in {name for name, _ in observed}]
         first_try = not observed
@@ -136,7 +136,7 @@ def _catalogue_from_prompt(system: str) -> dict[str, tuple[str, dict]]:
     return {name: (desc, {}) for name, desc in _LISTED_TOOL.findall(system)}
 
 
-def _read_conversation(messages, native):
+def _read_conversation(messages):
     """(the latest request, earlier requests, [(tool, observation)] since the request)."""
     requests, observed = [], []
     for m in messages:
