@@ -10,6 +10,7 @@ import argparse
 import ast
 import difflib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -92,7 +93,13 @@ def stage_command(folder: Path, extra: list[str]) -> list[str]:
 def cmd_run(args, console) -> int:
     folder = find_stage(args.stage)
     extra = [a for a in args.args if a != "--"]
-    return subprocess.call(stage_command(folder, extra), cwd=ROOT)
+    # Ctrl-C belongs to the stage (it cancels a reply there): tao itself lets it pass.
+    # A Python-level handler, unlike SIG_IGN, is not inherited by the stage's process.
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        return subprocess.call(stage_command(folder, extra), cwd=ROOT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def cmd_tour(args, console) -> int:

@@ -140,6 +140,7 @@ class Trace:
         self.console.print(Text("error  ", STYLES["error"]) + Text(message))
 
     def note(self, message: str) -> None:
+        self._end_stream()
         self.console.print(Text(message, STYLES["meta"]))
 
     def finish(self) -> None:

@@ -96,3 +96,17 @@ def test_save_trace_writes_svg_and_html(tmp_path):
         trace.finish()
         text = path.read_text(encoding="utf-8")
         assert text.lstrip().startswith("<") and "saved" in text
+
+
+def test_anything_shown_after_streamed_text_starts_on_a_new_line():
+    trace = plain_trace()
+    trace.stream_delta("I'll use now")
+    trace.note("reply cancelled")
+    trace.stream_delta("It is")
+    trace.act("now", {})
+    trace.stream_delta("Done.")
+    trace.answer("Done.")
+    lines = shown(trace).splitlines()
+    assert lines[0] == "tao  I'll use now" and lines[1] == "reply cancelled"
+    assert lines[2] == "tao  It is" and "act · now" in lines[3]
+    assert "tao  Done." in lines and shown(trace).count("Done.") == 1
