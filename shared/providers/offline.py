@@ -14,6 +14,7 @@ import json
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -92,7 +93,7 @@ class OfflineProvider(Provider):
         )
         request, earlier, observed = _read_conversation(messages)
         needs = _plan(request, catalogue)
-        pending = [n for n in needs if n.tool not in {name for name, _ in observed}]
+        pending = _pending(needs, observed)
         first_try = not observed
         if pending and native:
             calls = [self._native_call(n, first_try and i == 0) for i, n in enumerate(pending)]
@@ -198,14 +199,27 @@ def _args(skill: str, request: str, tool: tuple[str, dict]) -> dict:
     return args
 
 
+def _failed(result: str) -> bool:
+    return result.strip().startswith("Error")
+
+
+def _pending(needs, observed) -> list[_Need]:
+    """The needed tools with no good result yet; a tool that failed twice is given up."""
+    done = {tool for tool, result in observed if not _failed(result)}
+    failures = Counter(tool for tool, result in observed if _failed(result))
+    return [n for n in needs if n.tool not in done and failures[n.tool] < 2]
+
+
 def _answer(observed, needs) -> str:
-    """A final answer that uses each observation."""
+    """A final answer from the latest result of each needed tool (detours left out)."""
     skills = {n.tool: n.skill for n in needs}
+    latest = dict(observed)  # the last result of each tool wins
+    relevant = [(n.tool, latest[n.tool]) for n in needs if n.tool in latest] or observed
     sentences = []
-    for tool, result in observed:
+    for tool, result in relevant:
         result = result.strip()
         skill = skills.get(tool, "")
-        if result.startswith("Error"):
+        if _failed(result):
             sentences.append(f"The {tool} tool failed ({result}), so I can't answer that part.")
         elif skill == "time":
             sentences.append(f"It is {result} (UTC), according to the {tool} tool.")
