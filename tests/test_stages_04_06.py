@@ -175,7 +175,7 @@ def test_offline_quirks_are_survived_by_the_loop(quirk):
     answer = loop.agent_step("What time is it?", [], OfflineProvider(quirk=quirk),
                              loop.build_agent_system())
     if quirk == "broken_json":  # a false negative: the half line is taken as the answer
-        assert answer.startswith('{"tool": "now"') and not answer.endswith("}")
+        assert answer.startswith('{"tool"') and not answer.endswith("}")
     else:  # the error observation was read and the call corrected; the detour is not news
         assert answer.startswith("It is 20") and "clock" not in answer
 
