@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import exercises
+from .stages import stage_dirs
 from .trace import make_console
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +46,7 @@ class CLIError(Exception):
 
 def stages() -> dict[str, Path]:
     """Stage number -> folder, in order."""
-    return {p.name[:2]: p for p in sorted(STAGES.glob("[0-9][0-9]_*")) if p.is_dir()}
+    return {p.name[:2]: p for p in stage_dirs(STAGES)}
 
 
 

@@ -16,9 +16,9 @@ STAGES = ROOT / "stages"
 LOCAL_NAMES = ("context", "loop", "tools", "main")  # module names stages use for themselves
 
 
-def stage_dirs() -> list[Path]:
-    """The stage folders, in order."""
-    return sorted(p for p in STAGES.glob("[0-9][0-9]_*") if p.is_dir())
+def stage_dirs(root: Path = STAGES) -> list[Path]:
+    """The stage folders under `root`, in order."""
+    return sorted(p for p in root.glob("[0-9][0-9]_*") if p.is_dir())
 
 
 def load_stage(number: str, module: str = "main") -> ModuleType:

@@ -12,9 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/ helpers: fake_api
 
-KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
-            "TAO_PROVIDER", "TAO_MODEL", "TAO_OFFLINE_QUIRK", "TAO_OFFLINE_DELAY",
-            "OLLAMA_BASE_URL")
+from helpers import REMOVED  # noqa: E402  (tests/ is on sys.path from the line above)
 
 
 def _is_loopback(host) -> bool:
@@ -49,7 +47,7 @@ def _guarded_getaddrinfo(host, *args, **kwargs):
 @pytest.fixture(autouse=True)
 def offline_only(monkeypatch):
     """No keys from the developer's shell, and a clear failure on any outside address."""
-    for name in KEY_VARS:
+    for name in REMOVED:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)

@@ -15,8 +15,10 @@ __all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "load_stage", "run_stage
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ROOT / "stages"
 STAGE_DIRS = stage_dirs()
-REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAO_PROVIDER",
-           "TAO_MODEL", "TAO_OFFLINE_QUIRK", "TAO_OFFLINE_DELAY", "FORCE_COLOR")
+# settings from the developer's shell that would change what a test sees
+REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
+           "OLLAMA_BASE_URL", "TAO_PROVIDER", "TAO_MODEL", "TAO_OFFLINE_QUIRK",
+           "TAO_OFFLINE_DELAY", "TAO_SCRIPT", "FORCE_COLOR")
 
 
 def stage_dir(number: str) -> Path:

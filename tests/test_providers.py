@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import clean_env
 
 from shared.providers import (
     FallbackProvider,
@@ -21,14 +22,9 @@ from shared.providers import (
     get_provider,
 )
 from shared.providers.offline import QUIRKS
+from shared.stages import load_stage
 
-JSON_PROTOCOL = """You are Tao.
-You have access to tools. To call a tool, reply with exactly one line of JSON:
-    {"tool": "<name>", "args": {<arguments>}}
-Available tools:
-- `now` — return the current UTC time. No arguments.
-- `wordcount` — count the words in `text`.
-When you have nothing left to do, reply with a normal text answer. No JSON."""
+JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
 NOW = Tool("now", "Return the current UTC time.", {"type": "object", "properties": {}},
            lambda args: "t")
 WORDCOUNT = Tool("wordcount", "Count the words in a text.",
@@ -76,11 +72,8 @@ def test_offline_path_imports_neither_sdk_and_says_what_it_is():
     code = ("import sys\nfrom shared.providers import get_provider\n"
             "p = get_provider()\nprint(''.join(p.stream([{'role': 'user', 'content': 'hi'}])))\n"
             "print(sorted(m for m in ('anthropic', 'openai') if m in sys.modules))")
-    env = {k: v for k, v in __import__("os").environ.items()
-           if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-                        "TAO_PROVIDER")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=30)
+                          env=clean_env(), timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("[]"), "building the offline model imported an SDK"
     assert "offline" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
