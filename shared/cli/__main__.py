@@ -1,0 +1,7 @@
+"""`python -m shared.cli` runs the `tao` command."""
+
+import sys
+
+from .command import main
+
+sys.exit(main())

@@ -1,0 +1,91 @@
+"""The `tao` command: a thin front door to the stages, the diffs and the exercises.
+
+    tao list | run NN [-- args] | tour | diff A [B] | doctor
+    tao check | hint N | watch | reset N | solution N
+
+Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs` or
+`exercise_verbs`; this module only declares the arguments and dispatches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..trace import make_console
+from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution, cmd_watch
+from .repo import CLIError
+from .stage_verbs import cmd_diff, cmd_doctor, cmd_list, cmd_run, cmd_tour
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
+        epilog="Start with `tao tour`, then open stages/01_single_call/main.py.")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    verbs.add_parser("list", help="the stages and what each teaches",
+                     description="List the stages: number, title, what each teaches.")
+    run = verbs.add_parser("run", help="run one stage", description=(
+        "Run one stage, interactively. Arguments after `--` go to the stage, e.g. "
+        "`tao run 01 -- --provider ollama \"hi\"`."))
+    run.add_argument("stage", help="stage number, e.g. 05")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the stage")
+    tour = verbs.add_parser("tour", help="every stage in order, with a demo input",
+                            description="Run every stage in order, non-interactively, each "
+                                        "with a demo input. Offline unless you pick a provider.")
+    tour.add_argument("--provider", help="which model answers (default: offline)")
+    diff = verbs.add_parser("diff", help="what changed between two stages",
+                            description="Show a coloured unified diff of two stage folders. "
+                                        "`tao diff 05` means 04 -> 05.")
+    diff.add_argument("a", help="a stage number (alone: compare with the stage before it)")
+    diff.add_argument("b", nargs="?", help="a later stage number")
+    doctor = verbs.add_parser("doctor", help="which model would answer, and what to fix",
+                              description="Check which provider would be used and why, its "
+                                          "key, its server and its model; one line each.")
+    doctor.add_argument("--provider", help="check this provider instead of the default")
+    doctor.add_argument("--model", help="check this model name")
+    verbs.add_parser("check", help="run the exercises in order, show progress",
+                     description="Run the exercise tests in order: done, current, pending. "
+                                 "For the first unsolved one, show what its test says.")
+    hint = verbs.add_parser("hint", help="a hint for one exercise",
+                            description="Show the hint for one exercise.")
+    hint.add_argument("exercise", help="exercise number, e.g. 3")
+    watch = verbs.add_parser("watch", help="re-check whenever an exercise file is saved",
+                             description="Run `tao check` now and again after every save "
+                                         "in exercises/; stops when all pass or on Ctrl-C.")
+    watch.add_argument("--interval", type=float, default=1.0,
+                       help="seconds between looks at the files (default 1)")
+    watch.add_argument("--cycles", type=int, default=None, help=argparse.SUPPRESS)
+    reset = verbs.add_parser("reset", help="restore an exercise's stub",
+                             description="Restore exercises/eNN_*.py to its original stub "
+                                         "(asks first; your changes are lost).")
+    reset.add_argument("exercise", help="exercise number, e.g. 3")
+    reset.add_argument("--yes", action="store_true", help="do not ask")
+    solution = verbs.add_parser("solution", help="the reference solution, once yours passes",
+                                description="Show the reference solution of an exercise. "
+                                            "Only once your own passes its tests.")
+    solution.add_argument("exercise", help="exercise number, e.g. 3")
+    return parser
+
+
+COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
+            "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
+            "reset": cmd_reset, "solution": cmd_solution}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    console = make_console()
+    if not args.verb:
+        parser.print_help()
+        return 0
+    try:
+        return COMMANDS[args.verb](args, console)
+    except CLIError as exc:
+        print(f"tao {args.verb}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+

@@ -1,0 +1,175 @@
+"""Stage verbs of `tao`: list, run, tour, diff, doctor."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+
+from . import exercise_verbs
+from .repo import ROOT, CLIError, find_stage, stages
+
+# What `tao tour` types into each stage (arguments, then lines on stdin).
+DEMOS = {
+    "01": (["What is an agent loop?"], ""),
+    "02": ([], "Hello! I'm learning how agents work.\nWhat did I just tell you?\n"),
+    "03": ([], "Who are you?\n"),
+    "04": ([], "What time is it?\n"),
+    "05": ([], "What time is it?\nHow many words are in 'the quick brown fox'?\n"),
+    "06": ([], "How many words are in 'to be or not to be'?\nWhat is 12 * (3 + 4)?\n"),
+    "07": ([], "What time is it, and how many words are in "
+               "'the quick brown fox jumps over the lazy dog'?\n"),
+}
+
+
+
+def stage_summary(folder: Path) -> tuple[str, str]:
+    """(title, one line on what it teaches) from the first lines of the stage's docstring."""
+    doc = ast.get_docstring(ast.parse((folder / "main.py").read_text(encoding="utf-8"))) or ""
+    lines = [line.strip() for line in doc.splitlines()]
+    title = lines[0].split(":", 1)[-1].strip().rstrip(".") if lines else folder.name
+    body = " ".join(lines[2:]).split(". ")[0].strip() if len(lines) > 2 else ""
+    return title, body.rstrip(".") + "." if body else ""
+
+
+# ---------------------------------------------------------------- verbs
+
+
+def cmd_list(args, console) -> int:
+    table = Table(title="tao stages", title_justify="left")
+    table.add_column("#", style="bold")
+    table.add_column("stage")
+    table.add_column("what it teaches")
+    for number, folder in stages().items():
+        title, teaches = stage_summary(folder)
+        table.add_row(number, Text(title), Text(teaches))
+    console.print(table)
+    console.print(Text("run one: tao run NN · see what changed: tao diff NN", "dim"))
+    console.print(Text(f"{len(exercise_verbs.load())} exercises: `tao check` shows your progress",
+                       "dim"))
+    return 0
+
+
+def stage_command(folder: Path, extra: list[str]) -> list[str]:
+    return [sys.executable, str(folder / "main.py"), *extra]
+
+
+def cmd_run(args, console) -> int:
+    folder = find_stage(args.stage)
+    extra = [a for a in args.args if a != "--"]
+    # Ctrl-C belongs to the stage (it cancels a reply there): tao itself lets it pass.
+    # A Python-level handler, unlike SIG_IGN, is not inherited by the stage's process.
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        return subprocess.call(stage_command(folder, extra), cwd=ROOT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def cmd_tour(args, console) -> int:
+    provider = args.provider or "offline"
+    results = []
+    for number, folder in stages().items():
+        title, teaches = stage_summary(folder)
+        console.rule(Text(f"stage {number}: {title}", "bold"))
+        if teaches:
+            console.print(Text(teaches, "dim"))
+        demo_args, demo_input = DEMOS.get(number, ([], ""))
+        done = subprocess.run(stage_command(folder, ["--provider", provider, *demo_args]),
+                              input=demo_input, text=True, cwd=ROOT)
+        results.append((number, title, done.returncode))
+    console.rule()
+    failed = [(n, t, rc) for n, t, rc in results if rc]
+    for number, title, code in failed:
+        console.print(Text(f"stage {number} ({title}) exited with {code}", "bold red"))
+    console.print(Text(f"tour done: {len(results) - len(failed)} of {len(results)} stages ran "
+                       f"cleanly. Next: open stages/01_single_call/main.py, "
+                       "or see what a stage changed with `tao diff 02`.", "bold"))
+    return 1 if failed else 0
+
+
+def cmd_diff(args, console) -> int:
+    new = find_stage(args.b or args.a)
+    if args.b:
+        old = find_stage(args.a)
+    else:
+        numbers = list(stages())
+        index = numbers.index(new.name[:2])
+        if index == 0:
+            raise CLIError(f"stage {new.name[:2]} is the first: nothing comes before it")
+        old = stages()[numbers[index - 1]]
+    changed = 0
+    for name in sorted(_files(old) | _files(new)):
+        a, b = _read(old / name), _read(new / name)
+        lines = list(difflib.unified_diff(a, b, f"{old.name}/{name}", f"{new.name}/{name}"))
+        for line in lines:
+            style = ("bold" if line.startswith(("---", "+++")) else
+                     "green" if line.startswith("+") else
+                     "red" if line.startswith("-") else
+                     "cyan" if line.startswith("@@") else "")
+            console.print(Text(line.rstrip("\n"), style), soft_wrap=True)
+        changed += bool(lines)
+    if not changed:
+        console.print(Text(f"{old.name} and {new.name} are identical", "dim"))
+    return 0
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _read(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
+
+
+def cmd_doctor(args, console) -> int:
+    from ..providers import KEY_VARS, ProviderError, build_provider, choose_provider
+
+    problems = 0
+
+    def line(ok: bool, text: str, fix: str = "") -> None:
+        nonlocal problems
+        problems += not ok
+        mark = Text("ok   ", "green") if ok else Text("fix  ", "bold red")
+        console.print(mark + Text(text) + (Text(f" → {fix}", "yellow") if fix else Text()))
+
+    name, why = choose_provider(args.provider)
+    line(True, f"provider: {name} ({why})")
+    for provider_name, var in KEY_VARS.items():
+        present = bool(os.environ.get(var))
+        needed = name == provider_name and not (
+            provider_name == "openai" and os.environ.get("OPENAI_BASE_URL"))
+        line(present or not needed, f"{var}: {'set (value hidden)' if present else 'not set'}",
+             "" if present or not needed else f"export {var}=<your key>")
+    try:
+        quick = {} if name == "offline" else {"max_retries": 0}  # a check, not a conversation
+        provider = build_provider(name, args.model or os.environ.get("TAO_MODEL") or None,
+                                  **quick)
+    except ProviderError as exc:
+        line(False, str(exc))
+        return 1
+    if name == "offline":
+        line(True, f"model: {provider.describe()}: built in, needs no server or key")
+        return 1 if problems else 0
+    where = getattr(provider, "base_url", None) or f"the {name} API"
+    try:
+        exists = provider.model_available()
+    except ProviderError as exc:
+        line(False, f"server: {where} did not answer as expected", str(exc))
+        return 1
+    line(True, f"server: {where} answers")
+    fix = (f"ollama pull {provider.model}" if name == "ollama"
+           else "set TAO_MODEL (or --model) to a model your account has")
+    line(exists, f"model: {provider.model} {'exists' if exists else 'was not found'}",
+         "" if exists else fix)
+    return 1 if problems else 0
+
+
