@@ -11,7 +11,7 @@ between, failing or not, resets the count.
 """
 
 
-from shared.stages import load_stage
+from shared.cli.repo import load_stage
 
 stage = load_stage("07", "loop")  # TOOLS, run_tool, MAX_ITERATIONS
 

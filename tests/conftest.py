@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/ helpers: fake_api
 
 from helpers import REMOVED  # noqa: E402  (tests/ is on sys.path from the line above)

@@ -8,13 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from shared.stages import load_stage, stage_dirs
+from shared.cli.repo import ROOT, STAGES, find_stage, load_stage, stages
 
 __all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "load_stage", "run_stage", "stage_dir"]
 
-ROOT = Path(__file__).resolve().parent.parent
-STAGES = ROOT / "stages"
-STAGE_DIRS = stage_dirs()
+STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
 REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
            "OLLAMA_BASE_URL", "TAO_PROVIDER", "TAO_MODEL", "TAO_OFFLINE_QUIRK",
@@ -22,7 +20,8 @@ REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_
 
 
 def stage_dir(number: str) -> Path:
-    return next(p for p in STAGE_DIRS if p.name.startswith(number))
+    """The folder of stage `number` (the kit's one stage finder)."""
+    return find_stage(number)
 
 
 def clean_env(**extra) -> dict:

@@ -10,6 +10,7 @@ from fake_api import FakeAPI
 from helpers import ROOT, STAGE_DIRS, clean_env
 
 from shared import cli
+from shared.cli import repo, stage_verbs
 
 
 def tao(*args, stdin="", **env):
@@ -33,7 +34,7 @@ def test_list_shows_every_stage_with_what_it_teaches():
     done = tao("list")
     assert done.returncode == 0
     for folder in STAGE_DIRS:
-        title, teaches = cli.stage_summary(folder)
+        title, teaches = stage_verbs.stage_summary(folder)
         assert folder.name[:2] in done.stdout and title in done.stdout
         assert teaches and teaches.split()[0] in done.stdout
 
@@ -49,7 +50,7 @@ def test_tour_reports_a_failing_stage(monkeypatch, tmp_path, capsys):
     broken = tmp_path / "stages" / "01_broken"
     broken.mkdir(parents=True)
     (broken / "main.py").write_text('"""Stage 01: broken.\n\nIt fails."""\nraise SystemExit(3)\n')
-    monkeypatch.setattr(cli, "STAGES", tmp_path / "stages")
+    monkeypatch.setattr(repo, "STAGES", tmp_path / "stages")
     assert cli.main(["tour"]) == 1
     assert "exited with 3" in capsys.readouterr().out
 

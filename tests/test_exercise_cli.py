@@ -10,7 +10,7 @@ import sys
 import pytest
 from helpers import ROOT, clean_env
 
-from shared import exercises
+from shared.cli import exercise_verbs as exercises
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import sys
 import pytest
 from helpers import clean_env
 
+from shared.cli.repo import load_stage
 from shared.providers import (
     FallbackProvider,
     OfflineProvider,
@@ -22,7 +23,6 @@ from shared.providers import (
     get_provider,
 )
 from shared.providers.offline import QUIRKS
-from shared.stages import load_stage
 
 JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
 NOW = Tool("now", "Return the current UTC time.", {"type": "object", "properties": {}},

@@ -8,7 +8,7 @@ observation cut to 80 characters) and `[N] answer` for the final one. With
 
 import json
 
-from shared.stages import load_stage
+from shared.cli.repo import load_stage
 
 stage = load_stage("05", "loop")  # _parse_tool_call, run_tool, observation, MAX_ITERATIONS
 

@@ -9,7 +9,7 @@ result, and the final assistant text), and `chat` keeps all of them in the histo
     # added: [user, assistant(tool_calls), tool, assistant("It is noon.")]
 """
 
-from shared.stages import load_stage
+from shared.cli.repo import load_stage
 
 stage = load_stage("07", "loop")  # TOOLS, run_tool, MAX_ITERATIONS
 

@@ -12,7 +12,7 @@ Write `tool_choice(kind, choice)` for kind "anthropic" or "openai", and `force_n
 which makes one model turn in which the provider must call `now`.
 """
 
-from shared.stages import load_stage
+from shared.cli.repo import load_stage
 
 stage = load_stage("07", "loop")  # TOOLS
 

@@ -15,7 +15,8 @@ import sys
 from ..trace import make_console
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution, cmd_watch
 from .repo import CLIError
-from .stage_verbs import cmd_diff, cmd_doctor, cmd_list, cmd_run, cmd_tour
+from .stage_diff import cmd_diff
+from .stage_verbs import cmd_doctor, cmd_list, cmd_run, cmd_tour
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,11 +35,17 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Run every stage in order, non-interactively, each "
                                         "with a demo input. Offline unless you pick a provider.")
     tour.add_argument("--provider", help="which model answers (default: offline)")
-    diff = verbs.add_parser("diff", help="what changed between two stages",
-                            description="Show a coloured unified diff of two stage folders. "
-                                        "`tao diff 05` means 04 -> 05.")
+    diff = verbs.add_parser("diff", help="what changed between two stages, code first",
+                            description="Show what changed between two stage folders: a "
+                                        "header of changed files with +/- counts, then the "
+                                        "code diffs. `tao diff 05` means 04 -> 05.")
     diff.add_argument("a", help="a stage number (alone: compare with the stage before it)")
     diff.add_argument("b", nargs="?", help="a later stage number")
+    diff.add_argument("--stat", action="store_true", help="only the changed files and counts")
+    diff.add_argument("--docs", action="store_true",
+                      help="also show the README diffs (after the code)")
+    diff.add_argument("--side", action="store_true",
+                      help="old and new side by side (needs a terminal 120+ columns wide)")
     doctor = verbs.add_parser("doctor", help="which model would answer, and what to fix",
                               description="Check which provider would be used and why, its "
                                           "key, its server and its model; one line each.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 import os
 import signal
 import subprocess
@@ -14,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import exercise_verbs
-from .repo import ROOT, CLIError, find_stage, stages
+from .repo import ROOT, find_stage, stages
 
 # What `tao tour` types into each stage (arguments, then lines on stdin).
 DEMOS = {
@@ -93,41 +92,6 @@ def cmd_tour(args, console) -> int:
                        f"cleanly. Next: open stages/01_single_call/main.py, "
                        "or see what a stage changed with `tao diff 02`.", "bold"))
     return 1 if failed else 0
-
-
-def cmd_diff(args, console) -> int:
-    new = find_stage(args.b or args.a)
-    if args.b:
-        old = find_stage(args.a)
-    else:
-        numbers = list(stages())
-        index = numbers.index(new.name[:2])
-        if index == 0:
-            raise CLIError(f"stage {new.name[:2]} is the first: nothing comes before it")
-        old = stages()[numbers[index - 1]]
-    changed = 0
-    for name in sorted(_files(old) | _files(new)):
-        a, b = _read(old / name), _read(new / name)
-        lines = list(difflib.unified_diff(a, b, f"{old.name}/{name}", f"{new.name}/{name}"))
-        for line in lines:
-            style = ("bold" if line.startswith(("---", "+++")) else
-                     "green" if line.startswith("+") else
-                     "red" if line.startswith("-") else
-                     "cyan" if line.startswith("@@") else "")
-            console.print(Text(line.rstrip("\n"), style), soft_wrap=True)
-        changed += bool(lines)
-    if not changed:
-        console.print(Text(f"{old.name} and {new.name} are identical", "dim"))
-    return 0
-
-
-def _files(folder: Path) -> set[str]:
-    return {str(p.relative_to(folder)) for p in folder.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts}
-
-
-def _read(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
 
 
 def cmd_doctor(args, console) -> int:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared.cli.repo import EXERCISES, ROOT
+
 SOLUTIONS = os.environ.get("TAO_EXERCISES") == "solutions"
-FOLDER = ROOT / "exercises" / ("solutions" if SOLUTIONS else "")
+FOLDER = EXERCISES / ("solutions" if SOLUTIONS else "")
 
 
 def load_exercise(name: str):

@@ -3,8 +3,8 @@ import pytest
 from exercise_support import need
 from fake_api import FakeAPI, anthropic_stream, openai_stream
 
+from shared.cli.repo import load_stage
 from shared.providers import anthropic_provider, base, openai_provider
-from shared.stages import load_stage
 
 
 @pytest.mark.parametrize(("raw", "args"), [

@@ -3,9 +3,9 @@ import pytest
 from exercise_support import need
 from fake_api import FakeAPI, anthropic_stream, openai_stream
 
+from shared.cli.repo import load_stage
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
-from shared.stages import load_stage
 
 TOOLS = load_stage("07", "tools").TOOLS
 CALLS = [("call_1", "now", ["{", "}"]),
