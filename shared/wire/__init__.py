@@ -1,0 +1,152 @@
+"""`--show-wire`: what each model call really sends and receives.
+
+    provider = maybe_wrap(provider, console)   # TAO_SHOW_WIRE=1|anthropic|openai
+
+Around every model call, `WireTap` prints the exact JSON request body (built by the
+providers' own `request()`, so it is what the SDK sends; the API key is never in it),
+then the response: the streamed events in order, consecutive deltas folded with a
+count, the tool calls assembled from them, the stop reason and the usage. With the
+offline model or the scripted double, nothing goes over a wire: the body is the one
+tao's Anthropic (or OpenAI) provider would send, and the events are synthesized in
+that API's documented shapes, and labelled so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+
+from ..providers.base import Provider, ProviderError, Reply, Tool
+from ..providers.defaults import DEFAULT_MODELS
+from .body import FLAVOURS, endpoint, flavour_of, sdk_body, sdk_provider, would_send
+from .events import WireLog, synthesize
+from .render import elide, show_request, show_response
+
+__all__ = ["FLAVOURS", "SHOW_WIRE_VALUES", "WireLog", "WireTap", "elide", "flavour_of",
+           "maybe_wrap", "sdk_body", "synthesize", "wire_flavour", "would_send"]
+
+# TAO_SHOW_WIRE values: off, or which API's shapes to show for a model with no wire
+SHOW_WIRE_VALUES = {"": None, "0": None, "1": "anthropic", "anthropic": "anthropic",
+                    "openai": "openai"}
+
+
+def wire_flavour(value: str | None) -> str | None:
+    """The flavour a TAO_SHOW_WIRE / --show-wire value asks for (None: off)."""
+    key = (value or "").strip().lower()
+    if key not in SHOW_WIRE_VALUES:
+        allowed = ", ".join(repr(v) for v in SHOW_WIRE_VALUES)
+        raise ProviderError(f"TAO_SHOW_WIRE={value!r} is not one of {allowed}")
+    return SHOW_WIRE_VALUES[key]
+
+
+def maybe_wrap(provider: Provider, console: Console | None = None, env=None) -> Provider:
+    """`provider` wrapped in a WireTap when TAO_SHOW_WIRE asks for it, else unchanged."""
+    env = os.environ if env is None else env
+    flavour = wire_flavour(env.get("TAO_SHOW_WIRE"))
+    if flavour is None or isinstance(provider, WireTap):
+        return provider
+    return WireTap(provider, console, flavour)
+
+
+class WireTap(Provider):
+    """A provider that shows each call's request body and response events, then the
+    wrapped provider's text and Reply, unchanged. Everything else is forwarded."""
+
+    def __init__(self, provider: Provider, console: Console | None = None,
+                 flavour: str = "anthropic"):
+        if flavour not in FLAVOURS:
+            raise ProviderError(f"show-wire: unknown API {flavour!r}: choose one of "
+                                f"{', '.join(FLAVOURS)}")
+        self.provider = provider
+        self.console = console or Console(highlight=False)
+        self.sdk = sdk_provider(provider)  # None: no wire of its own, show `flavour`'s
+        self.flavour = flavour_of(provider) or flavour
+        self.last_request: dict | None = None  # the body shown last (for tests, --raw)
+        self.last_log: WireLog | None = None
+
+    name = property(lambda self: self.provider.name)
+    model = property(lambda self: self.provider.model)
+
+    def __getattr__(self, attr):
+        if attr == "provider":  # not set yet: no forwarding loop while unpickling
+            raise AttributeError(attr)
+        return getattr(self.provider, attr)
+
+    def describe(self) -> str:
+        """The wrapped provider's own line."""
+        return self.provider.describe()
+
+    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+        """The wrapped turn, with the request shown before it and the response after."""
+        self._show_request(messages, system, tools)
+        log, reply, streamed = WireLog(), None, False
+        self.last_log = log
+        try:
+            with _listening(self.provider, log.record):
+                for item in self.provider.turn(messages, system, tools):
+                    if isinstance(item, str):
+                        streamed = True
+                        yield item
+                    else:
+                        reply = item
+        except Exception as exc:
+            self._show_response(log, None, streamed, broke=str(exc))
+            raise
+        self._show_response(log, reply, streamed)
+        yield reply
+
+    def _show_request(self, messages, system, tools) -> None:
+        """Build the body for this turn, keep it, and print it."""
+        if self.sdk is not None:
+            body = sdk_body(self.sdk, messages, system, tools)
+            note = "the body as sent; the API key travels in a header and is never shown"
+        else:
+            body = would_send(self.flavour, messages, system, tools)
+            note = (f"as tao's {self.flavour} provider would send it: the "
+                    f"{self.provider.name} model answers here, nothing is sent")
+        self.last_request = body
+        title = f"request · POST {endpoint(self.flavour, getattr(self.sdk, 'base_url', None))}"
+        show_request(self.console, body, title, note, self._secrets())
+
+    def _show_response(self, log: WireLog, reply, streamed: bool, broke: str = "") -> None:
+        """Print the events (synthesized from the Reply if none were reported)."""
+        if streamed:
+            self.console.print()  # end the line the streamed text left open
+        note = f"{len(log.events)} events as they arrived"
+        if not log.events and reply is not None:
+            model = self.sdk.model if self.sdk else DEFAULT_MODELS[self.flavour]
+            for kind, data in synthesize(self.flavour, reply, model):
+                log.record(kind, data)
+            note = f"synthesized from the reply, as the {self.flavour} API would stream it"
+        footer = f"the stream broke off: {broke}" if broke else ""
+        if reply is not None and self.sdk is None and reply.usage:
+            footer = f"usage is the {self.provider.name} model's estimate, not an API's count"
+        show_response(self.console, log.lines(), "response", note, reply, footer,
+                      self._secrets())
+
+    def _secrets(self) -> list[str | None]:
+        """The keys to hide wherever they might show up."""
+        return [getattr(self.sdk, "_key", None)]
+
+
+_MISSING = object()
+
+
+@contextmanager
+def _listening(provider, record):
+    """Point `on_wire_event` of `provider` (and a fallback's providers) at `record`."""
+    targets = [provider, *getattr(provider, "providers", ())]
+    saved = [(target, vars(target).get("on_wire_event", _MISSING)) for target in targets]
+    for target in targets:
+        target.on_wire_event = record
+    try:
+        yield
+    finally:
+        for target, old in saved:
+            if old is _MISSING:
+                vars(target).pop("on_wire_event", None)
+            else:
+                target.on_wire_event = old
