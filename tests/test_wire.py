@@ -369,3 +369,37 @@ def test_the_offline_wire_never_imports_an_sdk():
                           env=clean_env(), cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", "showing the wire offline must not import an SDK"
+
+
+def test_stream_shows_the_request_when_called_so_it_comes_before_any_reply_label():
+    tap = WireTap(OfflineProvider(), console())
+    deltas = tap.stream([{"role": "user", "content": "hello"}], "You are Tao.")
+    assert "request · POST /v1/messages" in shown(tap), "shown before the first delta is read"
+    assert "".join(deltas).startswith("I'm Tao")
+    out = shown(tap)
+    assert out.count("request · POST") == 1, "one request shown per model call"
+    assert out.index("request · POST") < out.index("\nresponse ")
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_log_reads_the_sdks_own_event_objects_like_the_raw_json(flavour):
+    """What the lead's hook will pass: the SDK's parsed events, not the raw SSE."""
+    sse = (anthropic_stream if flavour == "anthropic" else openai_stream)(
+        ["Let me ", "check."], tools=[("call_7", "wordcount", ['{"text"', ': "a b"}'])])
+    # the SDKs hand over neither Anthropic's keep-alive pings nor OpenAI's [DONE]
+    raw = _log([(kind, data) for kind, data in sse.events if kind != "ping" and data != "[DONE]"])
+    parsed = WireLog()
+    with FakeAPI(flavour) as api:
+        api.queue(sse)
+        client = sdk(flavour, api.base_url)._client
+        if flavour == "anthropic":
+            with client.messages.create(model="m", max_tokens=50, stream=True, messages=[
+                    {"role": "user", "content": "hi"}]) as events:
+                for event in events:
+                    parsed.record(event.type, event)
+        else:
+            for chunk in client.chat.completions.create(model="m", stream=True, messages=[
+                    {"role": "user", "content": "hi"}]):
+                parsed.record("chunk", chunk)
+    assert [log_line(line).plain for line in parsed.lines()] == [
+        log_line(line).plain for line in raw.lines()]

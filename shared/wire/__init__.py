@@ -79,9 +79,16 @@ class WireTap(Provider):
         """The wrapped provider's own line."""
         return self.provider.describe()
 
+    def stream(self, messages: list[dict], system: str = "") -> Iterator[str]:
+        """Show the request at once, before the caller prints a label for the reply."""
+        self._show_request(messages, system, ())
+        self._request_shown = True  # the turn this stream runs shows no second copy
+        return super().stream(messages, system)
+
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
         """The wrapped turn, with the request shown before it and the response after."""
-        self._show_request(messages, system, tools)
+        if not vars(self).pop("_request_shown", False):
+            self._show_request(messages, system, tools)
         log, reply, streamed = WireLog(), None, False
         self.last_log = log
         try:

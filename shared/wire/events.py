@@ -18,6 +18,8 @@ from ..providers.openai_provider import STOP_REASONS
 
 FINISH_REASONS = {tao: wire for wire, tao in STOP_REASONS.items()}  # tao's name -> OpenAI's
 _WORDS = re.compile(r"\s*\S+\s*|\s+")  # text streams in word-sized deltas
+USAGE_ORDER = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+               "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens")
 JSON_PIECE = 12  # characters of tool-call JSON per synthesized delta
 
 
@@ -208,5 +210,7 @@ def usage_text(usage) -> str:
     """Token counts as `key n` pairs, the counts the API left empty left out."""
     if not isinstance(usage, dict):
         return "none"
-    pairs = [f"{key} {value}" for key, value in usage.items() if isinstance(value, int)]
+    order = {key: n for n, key in enumerate(USAGE_ORDER)}  # SDK objects reorder the keys
+    keys = sorted(usage, key=lambda key: order.get(key, len(order)))
+    pairs = [f"{key} {usage[key]}" for key in keys if isinstance(usage[key], int)]
     return " · ".join(pairs) or "none"
