@@ -320,7 +320,7 @@ def test_a_broken_stream_shows_what_arrived_and_raises_the_same_error():
     with pytest.raises(ProviderError, match="broke off mid-reply"):
         tap.call([{"role": "user", "content": "hi"}])
     out = shown(tap)
-    assert "the stream broke off: reporting: the stream broke off" in out
+    assert "the call failed: reporting: the stream broke off" in out
     assert "content_block_start index 0 text" in out and "message_stop" not in out
 
 
@@ -403,3 +403,15 @@ def test_the_log_reads_the_sdks_own_event_objects_like_the_raw_json(flavour):
                 parsed.record("chunk", chunk)
     assert [log_line(line).plain for line in parsed.lines()] == [
         log_line(line).plain for line in raw.lines()]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_arguments_that_arrived_broken_are_not_invented_on_the_synthesized_wire(flavour):
+    broken = ToolCall("toolu_X", "wordcount", {}, "the arguments were not valid JSON: '{\"te'")
+    events = synthesize(flavour, Reply("", [broken], "tool_use"), "m")
+    fragments = [data for _, data in events if "partial_json" in json.dumps(data)
+                 or '"arguments": "{' in json.dumps(data)]
+    assert fragments == [], "a broken call's arguments are unknown: none may be shown"
+    tap = WireTap(ScriptedProvider([Reply("", [broken], "tool_use")]), console(), flavour)
+    tap.call([{"role": "user", "content": "count"}])
+    assert "(the arguments were not valid JSON:" in shown(tap)

@@ -112,8 +112,8 @@ class WireTap(Provider):
             note = "the body as sent; the API key travels in a header and is never shown"
         else:
             body = would_send(self.flavour, messages, system, tools)
-            note = (f"as tao's {self.flavour} provider would send it: the "
-                    f"{self.provider.name} model answers here, nothing is sent")
+            note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
+                    f"({self.provider.name} model)")
         self.last_request = body
         title = f"request · POST {endpoint(self.flavour, getattr(self.sdk, 'base_url', None))}"
         show_request(self.console, body, title, note, self._secrets())
@@ -128,7 +128,7 @@ class WireTap(Provider):
             for kind, data in synthesize(self.flavour, reply, model):
                 log.record(kind, data)
             note = f"synthesized from the reply, as the {self.flavour} API would stream it"
-        footer = f"the stream broke off: {broke}" if broke else ""
+        footer = f"the call failed: {broke}" if broke else ""
         if reply is not None and self.sdk is None and reply.usage:
             footer = f"usage is the {self.provider.name} model's estimate, not an API's count"
         show_response(self.console, log.lines(), "response", note, reply, footer,

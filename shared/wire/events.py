@@ -23,9 +23,11 @@ USAGE_ORDER = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_
 JSON_PIECE = 12  # characters of tool-call JSON per synthesized delta
 
 
-def _json_pieces(args: dict) -> list[str]:
+def _json_pieces(call) -> list[str]:
     """A tool call's arguments as the JSON fragments a stream would carry them in."""
-    raw = json.dumps(args, ensure_ascii=False)
+    if call.error:
+        return []  # the broken text itself is gone: the call shows its error instead
+    raw = json.dumps(call.args, ensure_ascii=False)
     return [raw[i:i + JSON_PIECE] for i in range(0, len(raw), JSON_PIECE)]
 
 
@@ -48,7 +50,7 @@ def synthesize_anthropic(reply, model: str) -> list[tuple[str, dict]]:
         deltas = ([{"type": "text_delta", "text": t} for t in _WORDS.findall(block)]
                   if kind == "text" else
                   [{"type": "input_json_delta", "partial_json": p}
-                   for p in _json_pieces(block.args)])
+                   for p in _json_pieces(block)])
         events += [("content_block_delta", {"type": "content_block_delta", "index": index,
                                             "delta": d}) for d in deltas]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
@@ -73,11 +75,12 @@ def synthesize_openai(reply, model: str) -> list[tuple[str, dict]]:
     events += [chunk({"content": piece}) for piece in _WORDS.findall(reply.text)]
     for index, call in enumerate(reply.tool_calls):
         # the first fragment of a call carries its id and name; the rest only arguments
+        # (arguments that arrived broken are not known any more: none are streamed)
         events.append(chunk({"tool_calls": [{"index": index, "id": call.id, "type": "function",
                                              "function": {"name": call.name,
                                                           "arguments": ""}}]}))
         events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-                   for piece in _json_pieces(call.args)]
+                   for piece in _json_pieces(call)]
     events.append(chunk({}, FINISH_REASONS.get(reply.stop_reason, reply.stop_reason)))
     usage = reply.usage or {}
     prompt, completion = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
