@@ -130,7 +130,7 @@ class WireTap(Provider):
             note = f"synthesized from the reply, as the {self.flavour} API would stream it"
         footer = f"the call failed: {broke}" if broke else ""
         if reply is not None and self.sdk is None and reply.usage:
-            footer = f"usage is the {self.provider.name} model's estimate, not an API's count"
+            footer = f"usage comes from the {self.provider.name} model, not from an API"
         show_response(self.console, log.lines(), "response", note, reply, footer,
                       self._secrets())
 
