@@ -415,3 +415,16 @@ def test_arguments_that_arrived_broken_are_not_invented_on_the_synthesized_wire(
     tap = WireTap(ScriptedProvider([Reply("", [broken], "tool_use")]), console(), flavour)
     tap.call([{"role": "user", "content": "count"}])
     assert "(the arguments were not valid JSON:" in shown(tap)
+
+
+def test_a_whole_tool_call_in_one_chunk_shows_its_arguments():
+    """Local servers (Ollama among them) send id, name and arguments in one chunk."""
+    chunk = {"choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+        {"index": 0, "id": "call_a", "type": "function",
+         "function": {"name": "now", "arguments": "{}"}},
+        {"index": 1, "id": "call_b", "type": "function",
+         "function": {"name": "wordcount", "arguments": '{"text": "a b"}'}}]}}]}
+    lines = [log_line(line).plain for line in _log([("chunk", chunk), ("chunk", chunk)]).lines()]
+    line = ("chunk delta.tool_calls[0] id call_a name now arguments '{}' "
+            "delta.tool_calls[1] id call_b name wordcount arguments '{\"text\": \"a b\"}'")
+    assert lines == [line, line], "whole calls are shown whole and never folded together"

@@ -21,6 +21,7 @@ _WORDS = re.compile(r"\s*\S+\s*|\s+")  # text streams in word-sized deltas
 USAGE_ORDER = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens")
 JSON_PIECE = 12  # characters of tool-call JSON per synthesized delta
+PREVIEW = 40  # characters of folded delta text shown on a log line
 
 
 def _json_pieces(call) -> list[str]:
@@ -180,33 +181,44 @@ def _event_detail(kind: str, data: dict) -> str:
 
 
 def _describe_chunk(data: dict) -> Line:
-    """One Chat Completions chunk as a log line, keyed by which fields it carries."""
+    """One Chat Completions chunk as a log line, keyed by which fields it carries.
+
+    A chunk with one text or argument fragment and nothing else can fold with its
+    neighbours; a chunk that carries more (a local server often sends a whole tool
+    call at once) shows everything it carries on its line."""
     if not data.get("choices"):
         return Line("chunk", f"choices [] usage {usage_text(data.get('usage'))}",
                     ("chunk", "usage"))
     choice = data["choices"][0]
     delta = choice.get("delta") or {}
-    parts, pieces, payload = [], [], "text"
-    if delta.get("role"):
-        parts.append(f"delta.role {delta['role']}")
-    if delta.get("content"):
-        parts.append("delta.content")
-        pieces.append(delta["content"])
+    parts = [f"delta.role {delta['role']}"] if delta.get("role") else []
+    fragments = [("delta.content", delta["content"], "text")] if delta.get("content") else []
     for call in delta.get("tool_calls") or ():
         where = f"delta.tool_calls[{call.get('index')}]"
         function = call.get("function") or {}
+        arguments = function.get("arguments") or ""
         if call.get("id") or function.get("name"):
-            parts.append(f"{where} id {call.get('id')} name {function.get('name')}")
-        elif function.get("arguments"):
-            parts.append(f"{where}.function.arguments")
-            pieces.append(function["arguments"])
-            payload = "json"
+            parts.append(f"{where} id {call.get('id')} name {function.get('name')}"
+                         + (f" arguments {preview(arguments, 'json')}" if arguments else ""))
+        elif arguments:
+            fragments.append((f"{where}.function.arguments", arguments, "json"))
     if choice.get("finish_reason"):
         parts.append(f"finish_reason {choice['finish_reason']}")
     if data.get("usage"):
         parts.append(f"usage {usage_text(data['usage'])}")
+    if len(fragments) == 1 and not parts:
+        label, text, payload = fragments[0]
+        return Line("chunk", label, ("chunk", label), [text], payload=payload)
+    parts += [f"{label} {preview(text, payload)}" for label, text, payload in fragments]
     detail = " ".join(parts) or "delta {}"
-    return Line("chunk", detail, ("chunk", detail), pieces, payload=payload)
+    return Line("chunk", detail, ("chunk", detail))
+
+
+def preview(joined: str, payload: str = "text") -> str:
+    """Deltas' text joined, quoted as it reads, cut after PREVIEW characters."""
+    shown = joined if len(joined) <= PREVIEW else joined[:PREVIEW] + "…"
+    quoted = f"'{shown}'" if payload == "json" else json.dumps(shown, ensure_ascii=False)
+    return quoted if shown == joined else f"{quoted} ({len(joined):,} chars)"
 
 
 def usage_text(usage) -> str:

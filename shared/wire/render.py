@@ -15,10 +15,9 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from ..providers.base import redact
-from .events import Line, usage_text
+from .events import Line, preview, usage_text
 
 STRING_LIMIT = 1000  # characters of one string shown whole: a stage's system prompt fits
-PREVIEW = 40  # characters of folded delta text shown on a log line
 STYLE = {"rule": "blue", "note": "dim", "kind": "bold cyan", "count": "yellow",
          "detail": "default", "payload": "green", "error": "bold red"}
 
@@ -103,10 +102,3 @@ def log_line(line: Line, secrets: Iterable[str | None] = ()) -> Text:
         text += Text(" " + preview(redact("".join(line.pieces), secrets), line.payload),
                      STYLE["payload"])
     return text
-
-
-def preview(joined: str, payload: str = "text") -> str:
-    """Folded deltas joined, quoted as they read, cut after PREVIEW characters."""
-    shown = joined if len(joined) <= PREVIEW else joined[:PREVIEW] + "…"
-    quoted = f"'{shown}'" if payload == "json" else json.dumps(shown, ensure_ascii=False)
-    return quoted if shown == joined else f"{quoted} ({len(joined):,} chars)"
