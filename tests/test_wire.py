@@ -127,7 +127,12 @@ def test_bodies_built_offline_equal_what_the_real_providers_build(flavour, model
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_the_body_shown_is_the_body_the_server_receives_and_the_key_never_shows(flavour):
     stream = (anthropic_stream if flavour == "anthropic" else openai_stream)(["Hi ", "there."])
-    messages = CONVERSATION[:-1] + [{"role": "user", "content": f"my key is {KEY}"}]
+    silent_call = [  # a tool round with no text: OpenAI's content is null, Anthropic's absent
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c9", "name": "now",
+                                                             "args": {}}]},
+        {"role": "tool", "tool_call_id": "c9", "name": "now", "content": "noon"}]
+    messages = CONVERSATION[:-1] + [{"role": "user", "content": "again?"}, *silent_call,
+                                    {"role": "user", "content": f"my key is {KEY}"}]
     with FakeAPI(flavour) as api:
         api.queue(stream)
         tap = WireTap(sdk(flavour, api.base_url), console())
