@@ -433,3 +433,23 @@ def test_a_whole_tool_call_in_one_chunk_shows_its_arguments():
     line = ("chunk delta.tool_calls[0] id call_a name now arguments '{}' "
             "delta.tool_calls[1] id call_b name wordcount arguments '{\"text\": \"a b\"}'")
     assert lines == [line, line], "whole calls are shown whole and never folded together"
+
+
+class Chunky(Provider):
+    """Streams its text in the pieces given, as a real model's tokens would come."""
+
+    name, model = "chunky", "c-1"
+
+    def turn(self, messages, system, tools):
+        yield from ["Hel", "lo, wo", "rld"]
+        yield Reply("Hello, world")
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_synthesized_text_deltas_are_the_deltas_the_model_streamed(flavour):
+    tap = WireTap(Chunky(), console(), flavour)
+    tap.call([{"role": "user", "content": "hi"}])
+    kind = "content_block_delta" if flavour == "anthropic" else "chunk"
+    text = [line for line in tap.last_log.lines() if line.kind == kind and line.pieces]
+    assert [(line.count, line.pieces) for line in text] == [(3, ["Hel", "lo, wo", "rld"])], (
+        "the folded count must be the number of deltas the learner saw arrive")

@@ -89,20 +89,20 @@ class WireTap(Provider):
         """The wrapped turn, with the request shown before it and the response after."""
         if not vars(self).pop("_request_shown", False):
             self._show_request(messages, system, tools)
-        log, reply, streamed = WireLog(), None, False
+        log, reply, deltas = WireLog(), None, []
         self.last_log = log
         try:
             with _listening(self.provider, log.record):
                 for item in self.provider.turn(messages, system, tools):
                     if isinstance(item, str):
-                        streamed = True
+                        deltas.append(item)
                         yield item
                     else:
                         reply = item
         except Exception as exc:
-            self._show_response(log, None, streamed, broke=str(exc))
+            self._show_response(log, None, deltas, broke=str(exc))
             raise
-        self._show_response(log, reply, streamed)
+        self._show_response(log, reply, deltas)
         yield reply
 
     def _show_request(self, messages, system, tools) -> None:
@@ -118,14 +118,14 @@ class WireTap(Provider):
         title = f"request · POST {endpoint(self.flavour, getattr(self.sdk, 'base_url', None))}"
         show_request(self.console, body, title, note, self._secrets())
 
-    def _show_response(self, log: WireLog, reply, streamed: bool, broke: str = "") -> None:
-        """Print the events (synthesized from the Reply if none were reported)."""
-        if streamed:
+    def _show_response(self, log: WireLog, reply, deltas: list[str], broke: str = "") -> None:
+        """Print the events (synthesized from the Reply and its deltas if none came)."""
+        if deltas:
             self.console.print()  # end the line the streamed text left open
         note = f"{len(log.events)} events as they arrived"
         if not log.events and reply is not None:
             model = self.sdk.model if self.sdk else DEFAULT_MODELS[self.flavour]
-            for kind, data in synthesize(self.flavour, reply, model):
+            for kind, data in synthesize(self.flavour, reply, model, deltas):
                 log.record(kind, data)
             note = f"synthesized from the reply, as the {self.flavour} API would stream it"
         footer = f"the call failed: {broke}" if broke else ""

@@ -24,6 +24,13 @@ JSON_PIECE = 12  # characters of tool-call JSON per synthesized delta
 PREVIEW = 40  # characters of folded delta text shown on a log line
 
 
+def text_pieces(reply, deltas=None) -> list[str]:
+    """The text deltas the reply streamed in, if known, else word-sized pieces of it."""
+    if deltas is not None and "".join(deltas) == reply.text:
+        return [delta for delta in deltas if delta]
+    return _WORDS.findall(reply.text)
+
+
 def _json_pieces(call) -> list[str]:
     """A tool call's arguments as the JSON fragments a stream would carry them in."""
     if call.error:
@@ -32,7 +39,7 @@ def _json_pieces(call) -> list[str]:
     return [raw[i:i + JSON_PIECE] for i in range(0, len(raw), JSON_PIECE)]
 
 
-def synthesize_anthropic(reply, model: str) -> list[tuple[str, dict]]:
+def synthesize_anthropic(reply, model: str, deltas=None) -> list[tuple[str, dict]]:
     """The Messages API events that would stream `reply`, in the documented order."""
     usage = reply.usage or {}
     events = [("message_start", {"type": "message_start", "message": {
@@ -48,12 +55,12 @@ def synthesize_anthropic(reply, model: str) -> list[tuple[str, dict]]:
                                                "index": index, "content_block": start}))
         if index == 0:
             events.append(("ping", {"type": "ping"}))  # where the documented examples put it
-        deltas = ([{"type": "text_delta", "text": t} for t in _WORDS.findall(block)]
+        pieces = ([{"type": "text_delta", "text": t} for t in text_pieces(reply, deltas)]
                   if kind == "text" else
                   [{"type": "input_json_delta", "partial_json": p}
                    for p in _json_pieces(block)])
         events += [("content_block_delta", {"type": "content_block_delta", "index": index,
-                                            "delta": d}) for d in deltas]
+                                            "delta": p}) for p in pieces]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     events.append(("message_delta", {
         "type": "message_delta", "delta": {"stop_reason": reply.stop_reason,
@@ -63,7 +70,7 @@ def synthesize_anthropic(reply, model: str) -> list[tuple[str, dict]]:
     return events
 
 
-def synthesize_openai(reply, model: str) -> list[tuple[str, dict]]:
+def synthesize_openai(reply, model: str, deltas=None) -> list[tuple[str, dict]]:
     """The Chat Completions chunks that would stream `reply`, then [DONE]."""
 
     def chunk(delta: dict, finish: str | None = None) -> tuple[str, dict]:
@@ -73,7 +80,7 @@ def synthesize_openai(reply, model: str) -> list[tuple[str, dict]]:
                               "finish_reason": finish}]})
 
     events = [chunk({"role": "assistant", "content": ""})]
-    events += [chunk({"content": piece}) for piece in _WORDS.findall(reply.text)]
+    events += [chunk({"content": piece}) for piece in text_pieces(reply, deltas)]
     for index, call in enumerate(reply.tool_calls):
         # the first fragment of a call carries its id and name; the rest only arguments
         # (arguments that arrived broken are not known any more: none are streamed)
@@ -93,9 +100,10 @@ def synthesize_openai(reply, model: str) -> list[tuple[str, dict]]:
     return events
 
 
-def synthesize(flavour: str, reply, model: str) -> list[tuple[str, dict]]:
-    """The events `flavour`'s API would stream for `reply`."""
-    return (synthesize_anthropic if flavour == "anthropic" else synthesize_openai)(reply, model)
+def synthesize(flavour: str, reply, model: str, deltas=None) -> list[tuple[str, dict]]:
+    """The events `flavour`'s API would stream for `reply` (its text in `deltas`, if given)."""
+    build = synthesize_anthropic if flavour == "anthropic" else synthesize_openai
+    return build(reply, model, deltas)
 
 
 @dataclass
