@@ -66,9 +66,10 @@ def timeout_from(value: float | None, env=None) -> float:
 class StreamBroke(Exception):
     """The answer's event stream ended early or carried something this client cannot read."""
 
-    def __init__(self, what: str, retry: bool = False):
+    def __init__(self, what: str, retry: bool = False,
+                 hint: str = "try again; if it keeps happening, check the server"):
         super().__init__(what)
-        self.what, self.retry = what, retry
+        self.what, self.retry, self.hint = what, retry, hint
 
 
 def sse_data(response) -> Iterator[dict]:
@@ -208,11 +209,13 @@ class SDKProvider(Provider):
         stream = self._open(params)
         response = stream.response
         try:
-            kind = response.headers.get("content-type", "")
-            if "text/event-stream" not in kind:
+            kind = response.headers.get("content-type", "").split(";")[0]
+            if kind != "text/event-stream":
                 body = summarize(response.read().decode("utf-8", "replace"))
-                raise StreamBroke(f"the server answered with {kind or 'no content type'}, "
-                                  f"not an event stream: {body}")
+                raise StreamBroke(
+                    f"the server answered with {kind or 'no content type'}, not an event "
+                    f"stream: {body}", hint="check the base URL (an API's usually ends in "
+                    "/v1); a proxy or a login page may be answering instead")
             yield from self._assemble(sse_data(response), shown)
         finally:
             response.close()
@@ -222,8 +225,7 @@ class SDKProvider(Provider):
         if isinstance(exc, ProviderError):
             return Failure(str(exc), "")
         if isinstance(exc, StreamBroke):
-            return Failure(exc.what, "try again; if it keeps happening, check the server",
-                           exc.retry)
+            return Failure(exc.what, exc.hint, exc.retry)
         if isinstance(exc, self._sdk.APIStatusError):
             return self._status_failure(exc)
         name = type(exc).__name__
@@ -267,14 +269,16 @@ class SDKProvider(Provider):
         """The one line a learner sees, with every secret removed."""
         if failure.hint == "":  # already a finished ProviderError message
             return ProviderError(redact(failure.what, self._secrets), partial)
-        what = failure.what
+        what, hint = failure.what, failure.hint
         if partial:
-            what = f"the stream broke off mid-reply: {what}"
+            what = "the stream broke off mid-reply" + (
+                "" if "broke off" in what else f": {what}")
         elif failure.wait is not None and failure.wait > MAX_WAIT:
-            what += f", and the server asked to wait {failure.wait:.0f} s before retrying"
+            what += f", and the server asked to wait {failure.wait:.0f} s before a retry"
+            hint = "try again after that wait"
         elif attempt > 1:
             what += f", still after {attempt} attempts"
-        line = f"{self.name}: {what} ({self.endpoint}): {failure.hint}"
+        line = f"{self.name}: {what} ({self.endpoint}): {hint}"
         return ProviderError(redact(line, self._secrets), partial)
 
     def model_available(self) -> bool:
