@@ -65,7 +65,7 @@ class OpenAIProvider(SDKProvider):
         try:
             return self._client.chat.completions.create(**params)
         except self._sdk.APIStatusError as exc:
-            said = f"{exc} {server_message(exc)}"
+            said = server_message(exc)
             if "stream_options" not in params or exc.status_code not in (400, 422) or not (
                     "stream_options" in said or "include_usage" in said):
                 raise

@@ -143,6 +143,7 @@ def server_message(exc: Exception) -> str:
         inner = body.get("error", body)
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
             return inner["message"]
+        return json.dumps(body)  # some servers nest their message deeper
     if isinstance(body, str) and body:
         return body
     return str(exc) or type(exc).__name__
