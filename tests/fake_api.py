@@ -82,10 +82,12 @@ class FakeAPI:
 
     @property
     def base_url(self) -> str:
+        """What to pass the SDK as `base_url` (OpenAI's includes /v1)."""
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}" + ("/v1" if self.kind == "openai" else "")
 
     def queue(self, *responses):
+        """Add responses, served one per request in order."""
         self.responses.extend(responses)
         return self
 
@@ -100,6 +102,7 @@ class FakeAPI:
         self.thread.join(timeout=5)
 
     def next_response(self, body: dict, headers) -> SSE | HTTPError | Page:
+        """Record the request, check it, and pick its answer."""
         with self._lock:
             self.requests.append(body)
             problem = (check_anthropic if self.kind == "anthropic" else check_openai)(
@@ -116,9 +119,11 @@ class _Handler(BaseHTTPRequestHandler):
     api: FakeAPI
 
     def log_message(self, *args):  # keep test output clean
+        """Keep test output clean."""
         pass
 
     def do_POST(self):
+        """Answer a request with the next queued response."""
         expected = "/v1/messages" if self.api.kind == "anthropic" else "/v1/chat/completions"
         raw = self.rfile.read(int(self.headers.get("content-length", 0)))
         if self.path.split("?")[0] != expected:
@@ -171,6 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.close()
 
     def do_GET(self):
+        """GET /v1/models and /v1/models/<name>, for `tao doctor`."""
         models = self.api.models
         if self.api.kind == "openai" and self.path == "/v1/models":
             return self._send_json(200, {"object": "list", "data": [
@@ -206,6 +212,7 @@ def _echo_key(body: dict, headers) -> dict:
 
 
 def invalid_request(kind: str, message: str) -> HTTPError:
+    """The 400 the API sends for a request it refuses, in its own error shape."""
     if kind == "anthropic":
         return HTTPError(400, {"type": "error", "error": {
             "type": "invalid_request_error", "message": message}})
@@ -281,6 +288,7 @@ def openai_stream(text_parts=(), tools=(), finish_reason=None, usage=(25, 12),
     `choices` (stream_options.include_usage), then [DONE]."""
 
     def chunk(delta, finish=None):
+        """One chunk with one choice."""
         return (None, {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
                        "created": 1767225600, "model": "gpt-fake",
                        "choices": [{"index": 0, "delta": delta, "logprobs": None,

@@ -34,6 +34,7 @@ PRESETS = ["openai", "ollama"]
 
 
 def build(preset, api):
+    """The openai provider or the ollama preset, pointed at the fake."""
     if preset == "ollama":
         return ollama(base_url=api.base_url)
     return OpenAIProvider(api_key="sk-test-0123456789-secret", base_url=api.base_url)
@@ -52,6 +53,7 @@ def call(fn_name, args=None, **fields):
 
 
 def calls_chunk(*fragments, finish=None, **extra):
+    """A chunk whose delta carries these tool-call fragments."""
     return chat_chunk({"tool_calls": list(fragments)}, finish, **extra)
 
 
@@ -74,6 +76,7 @@ def round_trip(preset, sse):
 
 
 def shape(reply):
+    """(name, args, error) of each call, for comparing."""
     return [(c.name, c.args, c.error) for c in reply.tool_calls]
 
 

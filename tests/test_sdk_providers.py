@@ -30,15 +30,18 @@ KINDS = ["anthropic", "openai"]
 
 
 def provider(kind, api, **kwargs):
+    """The real provider of this kind, pointed at the fake."""
     cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
     return cls(api_key=KEY, base_url=api.base_url, **kwargs)
 
 
 def stream(kind, *args, **kwargs):
+    """A documented stream of this kind."""
     return (anthropic_stream if kind == "anthropic" else openai_stream)(*args, **kwargs)
 
 
 def ask(text="hi"):
+    """A one-message history."""
     return [{"role": "user", "content": text}]
 
 
@@ -418,3 +421,21 @@ def test_a_tool_call_cut_by_the_token_limit_says_so(kind):
         reply = provider(kind, api).call(ask(), "", [WORDCOUNT])
     assert reply.stop_reason == "max_tokens"
     assert reply.tool_calls[0].error  # the cut arguments are reported, not run
+
+
+def test_anthropic_thinking_deltas_stay_out_of_the_text():
+    sse = anthropic_stream(["The answer is 4."])
+    sse.events[1:1] = [
+        ("content_block_start", {"type": "content_block_start", "index": 9,
+                                 "content_block": {"type": "thinking", "thinking": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 9,
+                                 "delta": {"type": "thinking_delta", "thinking": "2+2"}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 9,
+                                 "delta": {"type": "thinking_delta", "thinking": " is 4"}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 9})]
+    with FakeAPI("anthropic") as api:
+        api.queue(sse)
+        thoughts = []
+        reply = provider("anthropic", api).call(ask("2+2?"), on_reasoning_delta=thoughts.append)
+    assert reply.text == "The answer is 4." and reply.reasoning == "2+2 is 4"
+    assert thoughts == ["2+2", " is 4"]

@@ -24,6 +24,7 @@ WORDCOUNT = Tool("wordcount", "Count the words in a text.",
 
 
 def provider(kind, api, **kwargs):
+    """The real provider of this kind, pointed at the fake, recording its notes."""
     cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
     p = cls(api_key=KEY, base_url=api.base_url, **kwargs)
     p.retry_base = 0.01  # keep the backoff short in tests
@@ -33,6 +34,7 @@ def provider(kind, api, **kwargs):
 
 
 def story(kind, **kwargs) -> SSE:
+    """A four-delta reply of this kind."""
     parts = ["Once", " upon", " a", " time"]
     return (anthropic_stream if kind == "anthropic" else openai_stream)(parts, **kwargs)
 
@@ -40,6 +42,7 @@ def story(kind, **kwargs) -> SSE:
 def text_events(sse: SSE) -> list[int]:
     """Positions of the events that carry answer text."""
     def has_text(data):
+        """Whether this event carries answer text."""
         if not isinstance(data, dict):
             return False
         if data.get("type") == "content_block_delta":
@@ -66,6 +69,7 @@ def ask(messages, p, **kwargs):
 
 
 def one_line(error) -> str:
+    """The error's text, after checking it is one line without the key."""
     text = str(error)
     assert isinstance(error, ProviderError), f"expected a ProviderError, got {error!r}"
     assert "\n" not in text and KEY not in text, text
