@@ -293,11 +293,15 @@ def test_an_html_error_page_is_summarised_in_one_line(kind):
     assert "bad gateway (502)" in message and "<" not in message and len(message) < 400
 
 
-def test_nothing_listening_is_one_line_after_the_retries():
+def test_nothing_listening_is_one_line_at_once_without_retries():
+    """A refused connection is not a passing overload: waiting 3 s would only delay."""
     p = OpenAIProvider(api_key=KEY, base_url="http://127.0.0.1:9/v1")
-    p.retry_base, p.on_notice = 0.01, [].append
+    p.notes = []
+    p.on_notice = p.notes.append
     error, _ = ask([{"role": "user", "content": "hi"}], p)
-    assert "could not connect" in one_line(error) and "(http://127.0.0.1:9)" in str(error)
+    assert one_line(error) == ("openai: could not connect (http://127.0.0.1:9): is the server "
+                               "running and the address right?")
+    assert p.notes == []
 
 
 # ---------------------------------------------------------------- hostile arguments

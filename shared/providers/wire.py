@@ -229,17 +229,17 @@ class SDKProvider(Provider):
             return Failure(exc.what, exc.hint, exc.retry)
         if isinstance(exc, self._sdk.APIStatusError):
             return self._status_failure(exc)
-        name = type(exc).__name__
-        if isinstance(exc, self._sdk.APITimeoutError) or "Timeout" in name:
-            what = (f"no data for {self.timeout:g} s" if "Connect" not in name
-                    else f"could not connect within {min(CONNECT_TIMEOUT, self.timeout):g} s")
-            return Failure(what, "the server may be overloaded; try again, or give it "
-                                 "longer with TAO_TIMEOUT=<seconds>", retry=True)
-        if isinstance(exc, self._sdk.APIConnectionError) or "Connect" in name:
-            return Failure("could not connect", self._connect_hint(), retry=True)
-        if type(exc).__module__.split(".")[0].startswith("httpx"):
-            return Failure("the connection dropped mid-reply",
-                           "check the network and try again", retry=True)
+        sdk_wrapped = isinstance(exc, self._sdk.APIConnectionError)
+        name = type(exc.__cause__ if sdk_wrapped and exc.__cause__ else exc).__name__
+        if name in ("ConnectError", "ConnectTimeout"):
+            # a server that is not there will not be there in 3 s either: no retry
+            return Failure("could not connect", self._connect_hint())
+        if "Timeout" in name or isinstance(exc, self._sdk.APITimeoutError):
+            return Failure(f"no data for {self.timeout:g} s", "the server may be overloaded; "
+                           "try again, or give it longer with TAO_TIMEOUT=<seconds>", retry=True)
+        if sdk_wrapped or type(exc).__module__.split(".")[0].startswith("httpx"):
+            return Failure("the connection dropped", "check the network and try again",
+                           retry=True)
         return Failure(f"the stream could not be read ({name}: {summarize(str(exc))})",
                        "try again; if it keeps happening, report it")
 
