@@ -116,6 +116,17 @@ def test_a_stream_that_ends_without_its_final_event_is_not_complete(kind):
     assert "broke off" in one_line(error) and error.partial == "Once upon a time"
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_error_event_before_any_text_is_retried(kind):
+    """Anthropic's overloaded_error often arrives as the stream's first event."""
+    with FakeAPI(kind) as api:
+        api.queue(story(kind, error_after=1), story(kind))
+        p = provider(kind, api)
+        reply, _ = ask([{"role": "user", "content": "a story"}], p)
+    assert reply.text == "Once upon a time" and len(api.requests) == 2
+    assert p.notes and p.notes[0].startswith("the server reported an error in the stream: ")
+
+
 # ---------------------------------------------------------------- reset and stall
 
 

@@ -99,8 +99,8 @@ class AnthropicProvider(SDKProvider):
             elif kind == "message_stop":
                 return  # the only sign that the reply is complete
             elif kind == "error":
-                raise StreamBroke(f"the server reported an error mid-reply: "
-                                  f"{summarize(str(event['error'].get('message')))}")
+                raise StreamBroke(f"the server reported an error in the stream: "
+                                  f"{summarize(str(event['error'].get('message')))}", retry=True)
         raise StreamBroke("the stream broke off before the reply was complete", retry=True)
 
     def _has_model(self) -> bool:

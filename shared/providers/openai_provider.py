@@ -80,8 +80,8 @@ class OpenAIProvider(SDKProvider):
         try:
             for chunk in chunks:
                 if chunk.get("error"):  # a server-side error can end the body early
-                    raise StreamBroke(f"the server reported an error mid-reply: "
-                                      f"{summarize(str(error_text(chunk['error'])))}")
+                    raise StreamBroke(f"the server reported an error in the stream: "
+                                      f"{summarize(str(error_text(chunk['error'])))}", retry=True)
                 if chunk.get("usage"):  # on its own chunk, or (some servers) the last one
                     usage = chunk["usage"]
                     reply.usage = {"input_tokens": usage.get("prompt_tokens"),

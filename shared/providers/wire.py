@@ -253,8 +253,9 @@ class SDKProvider(Provider):
         if status == 404:
             return Failure(f"not found (404): {detail}",
                            "check the model name and the base URL")
-        if status in STATUS_FAILURES:
-            what, hint = STATUS_FAILURES[status]
+        if status in STATUS_FAILURES or status >= 500:
+            what, hint = STATUS_FAILURES.get(
+                status, (f"server error ({status})", "the server failed; try again shortly"))
             return Failure(what, f"{hint} ({detail})", retry=True,
                            wait=asked_wait(getattr(exc.response, "headers", None)))
         return Failure(f"request refused ({status}): {detail}",
