@@ -188,6 +188,8 @@ class SDKProvider(Provider):
             try:
                 yield from self._attempt(params, shown)
                 return
+            except NotImplementedError:
+                raise  # an exercise stub inside the provider: "not attempted yet", not a fault
             except Exception as exc:  # every failure becomes one ProviderError line
                 failure = self._failure(exc)
                 wait = self._retry_wait(failure, attempt, shown)
@@ -240,8 +242,9 @@ class SDKProvider(Provider):
         if sdk_wrapped or type(exc).__module__.split(".")[0].startswith("httpx"):
             return Failure("the connection dropped", "check the network and try again",
                            retry=True)
-        return Failure(f"the stream could not be read ({name}: {summarize(str(exc))})",
-                       "try again; if it keeps happening, report it")
+        return Failure(f"reading the reply failed ({name}: {summarize(str(exc))})",
+                       "if it happens again, check any change made to the provider code, "
+                       "or report it")
 
     def _status_failure(self, exc) -> Failure:
         """Classify an HTTP error status the SDK raised."""
