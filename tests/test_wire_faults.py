@@ -189,6 +189,21 @@ def test_a_bad_tao_timeout_is_one_line_naming_the_variable(value, monkeypatch):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_ctrl_c_mid_reply_stays_ctrl_c_and_the_next_turn_works(kind):
+    """Ctrl-C is the learner's, not a fault: never retried, never turned into an error."""
+    def interrupt(delta):
+        raise KeyboardInterrupt
+
+    with FakeAPI(kind) as api:
+        api.queue(story(kind), story(kind))
+        p = provider(kind, api)
+        with pytest.raises(KeyboardInterrupt):
+            p.call([{"role": "user", "content": "a story"}], "", (), interrupt)
+        assert p.call([{"role": "user", "content": "again"}]).text == "Once upon a time"
+    assert len(api.requests) == 2 and p.notes == []
+
+
 # ---------------------------------------------------------------- bad events
 
 
