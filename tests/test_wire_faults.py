@@ -15,6 +15,7 @@ from fake_api import SSE, FakeAPI, Page, anthropic_stream, api_error, openai_str
 from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
+from shared.providers.wire import asked_wait, endpoint, timeout_from
 
 KEY = "sk-test-0123456789-secret"
 KINDS = ["anthropic", "openai"]
@@ -360,3 +361,33 @@ def test_hostile_arguments_become_an_observation_and_the_next_request_is_valid(
         assert p.call(messages, "", [WORDCOUNT]).text == "done"
     assert api.violations == []  # the second request was one the API accepts
     json.dumps(api.requests[-1], allow_nan=False)  # and plain JSON, no NaN inside
+
+
+# ---------------------------------------------------------------- the small pieces
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("https://api.anthropic.com", "https://api.anthropic.com:443"),
+    ("http://user:pass@localhost:11434/v1?key=abc", "http://localhost:11434"),
+    ("http://[::1]:8080/v1", "http://[::1]:8080"),
+    ("http://host:notaport/v1", "http://host"),
+])
+def test_an_endpoint_is_scheme_host_and_port_only(url, shown):
+    assert endpoint(url) == shown
+
+
+@pytest.mark.parametrize(("headers", "seconds"), [
+    ({"retry-after-ms": "250"}, 0.25),
+    ({"retry-after": "7"}, 7.0),
+    ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date long past: no wait
+    ({"retry-after": "soon"}, None),
+    ({}, None),
+])
+def test_the_wait_a_server_asks_for(headers, seconds):
+    assert asked_wait(headers) == seconds
+
+
+def test_a_tao_timeout_value_is_read_and_the_keyword_wins():
+    assert timeout_from(None, {}) == 60.0
+    assert timeout_from(None, {"TAO_TIMEOUT": " 2.5 "}) == 2.5
+    assert timeout_from(7, {"TAO_TIMEOUT": "2.5"}) == 7.0

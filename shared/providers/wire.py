@@ -112,19 +112,17 @@ class Failure:
 
 def asked_wait(headers) -> float | None:
     """Seconds a `retry-after-ms` or `retry-after` header asks for, or None."""
-    if headers is None:
-        return None
+    headers = headers or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
         try:
-            return max(0.0, float(raw) * scale)
-        except ValueError:
-            date = email.utils.parsedate_to_datetime(raw) if name == "retry-after" else None
-            if date is not None:
-                return max(0.0, date.timestamp() - time.time())
-    return None
+            return max(0.0, float(headers.get(name)) * scale)
+        except (TypeError, ValueError):
+            pass
+    try:  # retry-after may also be an HTTP date
+        when = email.utils.parsedate_to_datetime(headers.get("retry-after"))
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
 
 
 def summarize(text: str) -> str:
@@ -188,8 +186,9 @@ class SDKProvider(Provider):
             try:
                 yield from self._attempt(params, shown)
                 return
-            except NotImplementedError:
-                raise  # an exercise stub inside the provider: "not attempted yet", not a fault
+            except (ProviderError, NotImplementedError):
+                # already one line; or an exercise stub inside the provider: "not attempted"
+                raise
             except Exception as exc:  # every failure becomes one ProviderError line
                 failure = self._failure(exc)
                 wait = self._retry_wait(failure, attempt, shown)
@@ -225,8 +224,6 @@ class SDKProvider(Provider):
 
     def _failure(self, exc: Exception) -> Failure:
         """Classify any exception from a turn (SDK, transport, or stream)."""
-        if isinstance(exc, ProviderError):
-            return Failure(str(exc), "")
         if isinstance(exc, StreamBroke):
             return Failure(exc.what, exc.hint, exc.retry)
         if isinstance(exc, self._sdk.APIStatusError):
@@ -272,8 +269,6 @@ class SDKProvider(Provider):
 
     def _error(self, failure: Failure, attempt: int, partial: str) -> ProviderError:
         """The one line a learner sees, with every secret removed."""
-        if failure.hint == "":  # already a finished ProviderError message
-            return ProviderError(redact(failure.what, self._secrets), partial)
         what, hint = failure.what, failure.hint
         if partial:
             what = "the stream broke off mid-reply" + (
@@ -290,5 +285,7 @@ class SDKProvider(Provider):
         """Whether the server knows this model (one small request; for `tao doctor`)."""
         try:
             return self._has_model()
+        except ProviderError:
+            raise
         except Exception as exc:
             raise self._error(self._failure(exc), 1, "") from None
