@@ -159,9 +159,9 @@ def test_a_stall_mid_reply_is_bounded_by_the_timeout_and_names_the_wait(kind):
     sse.stall_after = text_events(sse)[1] + 1
     with FakeAPI(kind) as api:
         api.queue(sse)
+        p = provider(kind, api, timeout=0.4)  # built first: the SDK import is not the stall
         start = time.monotonic()
-        error, shown = ask([{"role": "user", "content": "a story"}],
-                           provider(kind, api, timeout=0.4))
+        error, shown = ask([{"role": "user", "content": "a story"}], p)
         took = time.monotonic() - start
     assert "no data for 0.4 s" in one_line(error) and "TAO_TIMEOUT" in str(error)
     assert error.partial == "Once upon"
@@ -260,8 +260,9 @@ def test_a_server_asking_for_a_long_wait_gets_an_error_at_once(kind):
     overloaded.headers = {"retry-after": "3600"}
     with FakeAPI(kind) as api:
         api.queue(overloaded, story(kind))
+        p = provider(kind, api)
         start = time.monotonic()
-        error, _ = ask([{"role": "user", "content": "hi"}], provider(kind, api))
+        error, _ = ask([{"role": "user", "content": "hi"}], p)
     assert "asked to wait 3600 s" in one_line(error)
     assert len(api.requests) == 1 and time.monotonic() - start < 5
 
