@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.providers import Provider, ProviderError, Reasoning, Reply
+from shared.providers import FallbackProvider, Provider, ProviderError, Reasoning, Reply
 
 # ---------------------------------------------------------------- the turn contract
 
@@ -67,3 +67,16 @@ def test_a_notice_goes_to_its_callback_or_else_to_stderr_as_one_line(capsys):
     provider.on_notice = seen.append
     provider.notice("x")
     assert seen == ["x"] and capsys.readouterr().err == ""
+
+
+def test_a_fallback_passes_its_providers_notes_on():
+    class Noisy(Canned):
+        def turn(self, messages, system, tools):
+            """Announce a retry, then answer."""
+            self.notice("overloaded (529): retrying in 1 s, attempt 2 of 3")
+            yield from super().turn(messages, system, tools)
+
+    fallback, seen = FallbackProvider([Noisy(["ok", Reply("ok")])]), []
+    fallback.on_notice = seen.append
+    assert fallback.call([]).text == "ok"
+    assert seen == ["overloaded (529): retrying in 1 s, attempt 2 of 3"]

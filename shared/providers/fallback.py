@@ -27,6 +27,8 @@ class FallbackProvider(Provider):
         """Each provider's turn in order, until one succeeds or one has shown output."""
         failures = []
         for provider in self.providers:
+            if provider.on_notice is None:  # retry notes reach whoever listens to us
+                provider.on_notice = self.notice
             started = False
             try:
                 for item in provider.turn(messages, system, tools):

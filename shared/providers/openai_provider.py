@@ -92,9 +92,10 @@ class OpenAIProvider(SDKProvider):
                     if thought:  # reasoning models think aloud in their own field
                         shown.append(Reasoning(thought))
                         yield shown[-1]
-                    if delta.get("content"):
-                        shown.append(delta["content"])
-                        yield delta["content"]
+                    content = delta.get("content")
+                    if content:
+                        shown.append(content + "")  # text, or a TypeError: a wrong shape
+                        yield content
                     for fragment in delta.get("tool_calls") or ():
                         calls.add(fragment)
                     finish = choice.get("finish_reason") or finish
