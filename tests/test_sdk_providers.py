@@ -8,6 +8,7 @@ import json
 import pytest
 from fake_api import (
     FakeAPI,
+    HTTPError,
     anthropic_stream,
     api_error,
     check_anthropic,
@@ -29,15 +30,18 @@ KINDS = ["anthropic", "openai"]
 
 
 def provider(kind, api, **kwargs):
+    """The real provider of this kind, pointed at the fake."""
     cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
     return cls(api_key=KEY, base_url=api.base_url, **kwargs)
 
 
 def stream(kind, *args, **kwargs):
+    """A documented stream of this kind."""
     return (anthropic_stream if kind == "anthropic" else openai_stream)(*args, **kwargs)
 
 
 def ask(text="hi"):
+    """A one-message history."""
     return [{"role": "user", "content": text}]
 
 
@@ -130,11 +134,13 @@ def test_error_mid_stream_raises_clearly_and_leaves_history_alone(kind):
     with FakeAPI(kind) as api:
         api.queue(stream(kind, ["Once", " upon", " a", " time"], error_after=4))
         seen = []
-        with pytest.raises(ProviderError, match="broke off") as info:
+        with pytest.raises(ProviderError, match="broke off mid-reply") as info:
             provider(kind, api).call(messages, "", (), seen.append)
     assert seen and "".join(seen) in "Once upon a time"  # what arrived was shown
+    assert info.value.partial == "".join(seen)  # ...and is handed back as cut off
     assert json.dumps(messages) == before
     assert KEY not in str(info.value)
+    assert len(api.requests) == 1  # text was on screen: a retry would show it twice
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -150,12 +156,12 @@ def test_rejected_key_names_the_variable_and_never_prints_the_key(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_rate_limit_gets_the_sdk_retries_then_one_line(kind):
+def test_rate_limit_gets_two_retries_then_one_line(kind):
     with FakeAPI(kind) as api:
         api.queue(*[api_error(kind, 429)] * 3)
         with pytest.raises(ProviderError, match="rate limited") as info:
             provider(kind, api).call(ask())
-    assert len(api.requests) == 3  # the first try and the SDK's two retries
+    assert len(api.requests) == 3  # the first try and two retries
     assert "\n" not in str(info.value)
 
 
@@ -167,15 +173,23 @@ def test_a_retry_that_succeeds_is_invisible(kind):
     assert len(api.requests) == 2
 
 
-@pytest.mark.parametrize(("kind", "status"),
-                         [("anthropic", 500), ("anthropic", 529), ("openai", 500)])
-def test_server_errors_and_overload_are_retried_then_reported(kind, status):
+@pytest.mark.parametrize(("kind", "status", "words"),
+                         [("anthropic", 500, "server error (500)"),
+                          ("anthropic", 529, "overloaded (529)"),
+                          ("openai", 500, "server error (500)")])
+def test_server_errors_and_overload_are_retried_then_reported(kind, status, words):
     with FakeAPI(kind) as api:
         api.queue(*[api_error(kind, status)] * 3)
-        with pytest.raises(ProviderError, match="overloaded or failing") as info:
-            provider(kind, api).call(ask())
-    assert str(status) in str(info.value)
+        notes = []
+        p = provider(kind, api)
+        p.on_notice = notes.append
+        with pytest.raises(ProviderError) as info:
+            p.call(ask())
+    assert words in str(info.value) and "after 3 attempts" in str(info.value)
     assert len(api.requests) == 3
+    # each retry is announced, with the wait the server asked for (retry-after-ms: 5)
+    assert notes == [f"{words}: retrying in 0.005 s, attempt 2 of 3",
+                     f"{words}: retrying in 0.005 s, attempt 3 of 3"]
 
 
 def test_ollama_not_running_says_how_to_start_it():
@@ -318,3 +332,110 @@ def test_anthropic_request_check_refuses(body, expected):
 @pytest.mark.parametrize(("body", "expected"), BAD_OPENAI)
 def test_openai_request_check_refuses(body, expected):
     assert expected in (check_openai(body, {"authorization": "Bearer k"}) or "")
+
+
+# ---------------------------------------------------------------- keys never leak
+
+
+ECHOED = {"error": {"message": "Incorrect API key provided: {key}. Also tried "
+                               "sk-other-9876543210abcdef from your last request.",
+                    "type": "invalid_request_error"}}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("status", [400, 401, 500])
+def test_a_server_echoing_the_key_back_never_gets_it_printed(kind, status):
+    """The fake puts the request's own key, and a second key-shaped string, in its
+    message: removing the key redaction, or the sk- pattern, fails this test."""
+    with FakeAPI(kind) as api:
+        api.queue(*[HTTPError(status, ECHOED)] * 3)
+        with pytest.raises(ProviderError) as info:
+            provider(kind, api, max_retries=0).call(ask())
+    message = str(info.value)
+    assert KEY not in message, f"the key leaked: {message}"
+    assert "sk-other-9876543210abcdef" not in message, f"a key-like string leaked: {message}"
+    if status != 401:  # the server's words are kept, with the keys cut out
+        assert "Incorrect API key provided: [key hidden]" in message
+
+
+def test_a_key_that_is_not_sk_shaped_is_still_hidden():
+    with FakeAPI("openai") as api:
+        api.queue(HTTPError(400, ECHOED))
+        with pytest.raises(ProviderError) as info:
+            OpenAIProvider(api_key="local-token-abcdefgh", base_url=api.base_url,
+                           max_retries=0).call(ask())
+    assert "local-token-abcdefgh" not in str(info.value)
+    assert "[key hidden]" in str(info.value)
+
+
+def test_credentials_in_the_base_url_never_appear():
+    with FakeAPI("openai") as api:
+        host = api.base_url.removeprefix("http://")
+        url = f"http://learner:hunter2pass@{host}?key=query-secret-123"
+        api.queue(api_error("openai", 500))
+        with pytest.raises(ProviderError) as info:
+            OpenAIProvider(api_key=KEY, base_url=url, max_retries=0).call(ask())
+    message = str(info.value)
+    assert "hunter2pass" not in message and "learner" not in message
+    assert "query-secret-123" not in message
+    assert f"(http://{host.removesuffix('/v1')})" in message  # scheme://host:port only
+
+
+def test_the_message_names_the_base_url_in_use_not_the_api():
+    with FakeAPI("anthropic") as api:
+        api.queue(api_error("anthropic", 500))
+        with pytest.raises(ProviderError) as info:
+            provider("anthropic", api, max_retries=0).call(ask())
+    assert api.base_url in str(info.value) and "the anthropic API" not in str(info.value)
+
+
+# ---------------------------------------------------------------- stop reasons
+
+
+@pytest.mark.parametrize(("kind", "wire_reason", "expected"), [
+    ("anthropic", "max_tokens", "max_tokens"),
+    ("anthropic", "stop_sequence", "stop_sequence"),
+    ("anthropic", "end_turn", "end_turn"),
+    ("openai", "length", "max_tokens"),
+    ("openai", "stop", "end_turn"),
+    ("openai", "content_filter", "content_filter"),
+])
+def test_the_stop_reason_on_the_wire_is_the_one_reported(kind, wire_reason, expected):
+    """The token-limit stop (and the others) through both real providers: the fake sends
+    the reason, the Reply must carry it, mapped to tao's (Anthropic's) names."""
+    key = "stop_reason" if kind == "anthropic" else "finish_reason"
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["It was a dark and"], **{key: wire_reason}))
+        reply = provider(kind, api).call(ask("tell me a story"))
+    assert reply.stop_reason == expected, f"{wire_reason!r} became {reply.stop_reason!r}"
+    assert reply.text == "It was a dark and"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_tool_call_cut_by_the_token_limit_says_so(kind):
+    key = "stop_reason" if kind == "anthropic" else "finish_reason"
+    limit = "max_tokens" if kind == "anthropic" else "length"
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, [], tools=[("call_c", "wordcount", ['{"text": "a b'])],
+                         **{key: limit}))
+        reply = provider(kind, api).call(ask(), "", [WORDCOUNT])
+    assert reply.stop_reason == "max_tokens"
+    assert reply.tool_calls[0].error  # the cut arguments are reported, not run
+
+
+def test_anthropic_thinking_deltas_stay_out_of_the_text():
+    sse = anthropic_stream(["The answer is 4."])
+    sse.events[1:1] = [
+        ("content_block_start", {"type": "content_block_start", "index": 9,
+                                 "content_block": {"type": "thinking", "thinking": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 9,
+                                 "delta": {"type": "thinking_delta", "thinking": "2+2"}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 9,
+                                 "delta": {"type": "thinking_delta", "thinking": " is 4"}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 9})]
+    with FakeAPI("anthropic") as api:
+        api.queue(sse)
+        thoughts = []
+        reply = provider("anthropic", api).call(ask("2+2?"), on_reasoning_delta=thoughts.append)
+    assert reply.text == "The answer is 4." and reply.reasoning == "2+2 is 4"
+    assert thoughts == ["2+2", " is 4"]

@@ -5,33 +5,32 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .base import Provider, ProviderError, Reply, Tool, sdk_error, tool_calls_from
+from .base import ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
+from .wire import SDKProvider, StreamBroke, split_shown, summarize
 
-# Anthropic's stop reasons are the names tao uses everywhere, so they pass through.
 
+class AnthropicProvider(SDKProvider):
+    """Claude through the Messages API, streamed; `base_url` points it elsewhere."""
 
-class AnthropicProvider(Provider):
     name = "anthropic"
+    key_var = KEY_VARS["anthropic"]
 
     def __init__(self, model: str | None = None, *, api_key: str | None = None,
                  base_url: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 max_retries: int = 2):
+                 max_retries: int = 2, timeout: float | None = None):
         self.model = model or DEFAULT_MODELS["anthropic"]
         self.max_tokens = max_tokens
         self.base_url = base_url
-        self._key = api_key or os.environ.get(KEY_VARS["anthropic"])
-        if not self._key:
+        key = api_key or os.environ.get(self.key_var)
+        if not key:
             raise ProviderError(
                 "anthropic: ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=<your key>,"
                 " or pick another provider with --provider offline|openai|ollama"
             )
         import anthropic  # imported here so the offline path never pays for it
 
-        self._sdk = anthropic
-        self._client = anthropic.Anthropic(
-            api_key=self._key, base_url=base_url, max_retries=max_retries
-        )
+        self._setup(anthropic, anthropic.Anthropic, key, base_url, timeout, max_retries)
 
     def request(self, messages: list[dict], system: str = "", tools=()) -> dict:
         """The keyword arguments for `client.messages.create`, in Anthropic's shapes."""
@@ -54,51 +53,63 @@ class AnthropicProvider(Provider):
             ]
         return params
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
-        params = self.request(messages, system, tools)
-        reply, text = Reply(), []
+    def _open(self, params: dict):
+        """Send the request; the SDK raises on an HTTP error status."""
+        return self._client.messages.create(**params)
+
+    def _assemble(self, events, shown: list) -> Iterator[str | Reply]:
+        """Messages API events -> text deltas, then the Reply once `message_stop` arrives."""
+        reply = Reply()
         blocks: dict[int, dict] = {}  # content block index -> tool_use being assembled
         try:
-            # the raw event stream: the messages.stream() helper would also parse each
-            # tool's input itself, and raise a bare ValueError on JSON it cannot read
-            with self._client.messages.create(**params) as stream:
-                for event in stream:
-                    kind = event.type
-                    if kind == "content_block_delta":
-                        delta = event.delta
-                        if delta.type == "text_delta":
-                            text.append(delta.text)
-                            yield delta.text
-                        elif delta.type == "input_json_delta":
-                            blocks[event.index]["json"] += delta.partial_json
-                    elif kind == "content_block_start":
-                        block = event.content_block
-                        if block.type == "tool_use":
-                            blocks[event.index] = {"id": block.id, "name": block.name, "json": ""}
-                    elif kind == "message_start":
-                        reply.usage["input_tokens"] = event.message.usage.input_tokens
-                    elif kind == "message_delta":
-                        reply.stop_reason = event.delta.stop_reason or reply.stop_reason
-                        reply.usage["output_tokens"] = event.usage.output_tokens
-        except self._sdk.AnthropicError as exc:
-            raise self._error(exc) from None
-        reply.text = "".join(text)
-        reply.tool_calls = tool_calls_from(blocks)
+            yield from self._read(events, reply, blocks, shown)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StreamBroke(f"the server sent an event of an unexpected shape "
+                              f"({type(exc).__name__}: {exc})") from None
+        reply.text, reply.reasoning = split_shown(shown)
+        reply.tool_calls = tool_calls_from(blocks.values())
         yield reply
 
-    def model_available(self) -> bool:
-        """Whether the API knows this model (one small request; for `tao doctor`)."""
+    def _read(self, events, reply: Reply, blocks: dict, shown: list):
+        """Walk the events into `reply`, `blocks` and `shown`, yielding the deltas."""
+        for event in events:
+            kind = event["type"]
+            if kind == "content_block_delta":
+                delta = event["delta"]
+                if delta["type"] == "text_delta":
+                    shown.append(delta["text"])
+                    yield delta["text"]
+                elif delta["type"] == "input_json_delta":
+                    blocks[event["index"]]["json"] += delta["partial_json"]
+                elif delta["type"] == "thinking_delta":
+                    thought = Reasoning(delta["thinking"])
+                    shown.append(thought)
+                    yield thought
+            elif kind == "content_block_start":
+                block = event["content_block"]
+                if block["type"] == "tool_use":
+                    blocks[event["index"]] = {"id": block["id"], "name": block["name"],
+                                              "json": ""}
+            elif kind == "message_start":
+                reply.usage["input_tokens"] = event["message"]["usage"]["input_tokens"]
+            elif kind == "message_delta":
+                # the stop reason arrives here: end_turn, tool_use, max_tokens...
+                reply.stop_reason = event["delta"].get("stop_reason") or reply.stop_reason
+                reply.usage["output_tokens"] = event["usage"]["output_tokens"]
+            elif kind == "message_stop":
+                return  # the only sign that the reply is complete
+            elif kind == "error":
+                raise StreamBroke(f"the server reported an error in the stream: "
+                                  f"{summarize(str(event['error'].get('message')))}", retry=True)
+        raise StreamBroke("the stream broke off before the reply was complete", retry=True)
+
+    def _has_model(self) -> bool:
+        """Whether the API knows this model."""
         try:
             self._client.models.retrieve(self.model)
         except self._sdk.NotFoundError:
             return False
-        except self._sdk.AnthropicError as exc:
-            raise self._error(exc) from None
         return True
-
-    def _error(self, exc: Exception) -> ProviderError:
-        return sdk_error(exc, provider=self.name, key_var=KEY_VARS["anthropic"],
-                         base_url=self.base_url, secrets=[self._key])
 
 
 def to_anthropic(messages: list[dict]) -> list[dict]:
@@ -136,5 +147,6 @@ def to_anthropic(messages: list[dict]) -> list[dict]:
 
 
 def _has_tool_results(message: dict) -> bool:
+    """Whether a user turn already carries tool results (later results join it)."""
     content = message["content"]
     return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)

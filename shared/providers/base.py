@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+import sys
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,7 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)
     stop_reason: str = "end_turn"
     usage: dict = field(default_factory=dict)  # {"input_tokens": n, "output_tokens": n}
+    reasoning: str = ""  # what a reasoning model thought aloud: never part of `text`
 
     def assistant_message(self) -> dict:
         """The reply as an internal-format assistant message, ready to append."""
@@ -57,33 +59,50 @@ class Reply:
         return message
 
 
+class Reasoning(str):
+    """A reasoning delta yielded by `turn()`: shown as thinking, never part of the answer."""
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def parse_args(raw: str) -> tuple[dict, str]:
     """Decode streamed tool arguments: (args, "") or ({}, why they were refused)."""
     if not raw.strip():
         return {}, ""  # a call with no arguments streams no JSON at all
     try:
-        args = json.loads(raw)
+        # NaN and Infinity are not JSON: the API would refuse them when sent back
+        args = json.loads(raw, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         return {}, f"the arguments were not valid JSON ({exc.msg}): {raw[:200]!r}"
     except RecursionError:
         return {}, f"the arguments are nested too deeply to read: {raw[:200]!r}"
+    except ValueError as exc:  # NaN/Infinity, or an integer past Python's digit limit
+        return {}, f"the arguments hold a number that cannot be used ({exc}): {raw[:200]!r}"
     if not isinstance(args, dict):
         return {}, f"the arguments must be a JSON object, got: {raw[:200]!r}"
     return args, ""
 
 
-def tool_calls_from(slots: dict[int, dict]) -> list[ToolCall]:
-    """ToolCalls from streamed slots {index: {"id", "name", "json"}}, in index order."""
+def tool_calls_from(slots: Iterable[dict]) -> list[ToolCall]:
+    """ToolCalls from streamed slots {"id", "name", "json"}, in the order given."""
     calls = []
-    for index in sorted(slots):
-        slot = slots[index]
+    for slot in slots:
         args, error = parse_args(slot["json"])
         calls.append(ToolCall(slot["id"], slot["name"], args, error))
     return calls
 
 
 class ProviderError(Exception):
-    """A failure a learner can act on, already phrased as one line (no key inside)."""
+    """A failure a learner can act on, already phrased as one line (no key inside).
+
+    `partial` holds the text already streamed when a reply broke off mid-way: the
+    screen shows it as cut off, and it never joins the history."""
+
+    def __init__(self, message: str, partial: str = ""):
+        super().__init__(message)
+        self.partial = partial
 
 
 TextCallback = Callable[[str], None] | None
@@ -94,16 +113,17 @@ class Provider:
 
     `stream` yields text deltas (stages 01-06); `call` runs one turn with tools and
     returns a `Reply`, sending text deltas to `on_text_delta` as they arrive (stage 07).
+    Both drive `turn()` and check its contract in one place, `_deltas`.
     """
 
     name = "provider"
     model = ""
+    # where retry notes go; None writes them to stderr as one `note:` line
+    on_notice: Callable[[str], None] | None = None
 
     def stream(self, messages: list[dict], system: str = "") -> Iterator[str]:
         """Yield the reply's text deltas as they arrive."""
-        for item in self.turn(messages, system, ()):
-            if isinstance(item, str):
-                yield item
+        yield from self._deltas(self.turn(messages, system, ()), None)
 
     def call(
         self,
@@ -111,71 +131,59 @@ class Provider:
         system: str = "",
         tools: Iterable[Tool] = (),
         on_text_delta: TextCallback = None,
+        on_reasoning_delta: TextCallback = None,
     ) -> Reply:
-        """Run one model turn; text deltas go to `on_text_delta` live; return the Reply."""
-        for item in self.turn(messages, system, tuple(tools)):
-            if type(item) is not str:  # the Reply comes last
-                return item
+        """Run one model turn and return the Reply; text deltas go to `on_text_delta` and
+        reasoning deltas to `on_reasoning_delta` as they arrive."""
+        deltas = self._deltas(self.turn(messages, system, tuple(tools)), on_reasoning_delta)
+        while True:
+            try:
+                text = next(deltas)
+            except StopIteration as done:
+                return done.value
             if on_text_delta is not None:
-                on_text_delta(item)
-        raise ProviderError(f"{self.name}: the reply ended without a result")
+                on_text_delta(text)
+
+    def _deltas(self, items: Iterator, on_reasoning: TextCallback) -> Generator[str, None, Reply]:
+        """The turn contract, checked once: text deltas (str), `Reasoning` deltas, and
+        exactly one Reply, last. Yields the text, returns the Reply."""
+        shown: list[str] = []
+        try:
+            for item in items:
+                if type(item) is str:
+                    shown.append(item)
+                    yield item
+                elif type(item) is Reasoning:
+                    if on_reasoning is not None:
+                        on_reasoning(item)
+                elif type(item) is Reply:
+                    return item
+                else:
+                    raise ProviderError(f"{self.name}: turn() yielded {type(item).__name__}, "
+                                        "not text or a Reply")
+        except ProviderError as exc:
+            exc.partial = exc.partial or "".join(shown)
+            raise
+        raise ProviderError(f"{self.name}: the reply ended without a result",
+                            "".join(shown))
 
     def turn(
         self, messages: list[dict], system: str, tools: tuple[Tool, ...]
     ) -> Iterator[str | Reply]:
-        """The one method a provider writes: yield text deltas, then the Reply last."""
+        """The one method a provider writes: yield text deltas (and `Reasoning` deltas),
+        then the Reply last."""
         raise NotImplementedError
 
     def describe(self) -> str:
         """One line for the screen: which model answers."""
         return f"{self.name} ({self.model})" if self.model else self.name
 
-
-def sdk_error(exc: Exception, *, provider: str, key_var: str, base_url: str | None,
-              secrets: Iterable[str | None] = ()) -> ProviderError:
-    """Turn an SDK exception (anthropic or openai: same class names) into one clear line."""
-    kind = type(exc).__name__
-    status = getattr(exc, "status_code", None)
-    detail = redact(_server_message(exc), secrets)
-    where = base_url or f"the {provider} API"
-    if kind in ("APIConnectionError", "APITimeoutError"):
-        hint = (
-            "is Ollama running? start it with `ollama serve`"
-            if provider == "ollama" or ":11434" in (base_url or "")
-            else "is the server running and the address right?"
-        )
-        verb = "timed out talking to" if kind == "APITimeoutError" else "could not reach"
-        return ProviderError(f"{provider}: {verb} {where}: {hint}")
-    if status == 200:  # the HTTP answer had begun: an error event arrived mid-stream
-        return ProviderError(f"{provider}: the stream broke off mid-reply: {detail}")
-    if status in (401, 403):
-        return ProviderError(
-            f"{provider}: the API key was rejected ({status}): set {key_var} to a valid key"
-        )
-    if status == 404:
-        return ProviderError(f"{provider}: not found (404): check the model name ({detail})")
-    if status == 429:
-        return ProviderError(
-            f"{provider}: rate limited (429), still after the SDK's retries: wait and retry"
-        )
-    if status in (500, 502, 503, 529) or kind == "OverloadedError":
-        return ProviderError(
-            f"{provider}: the server is overloaded or failing ({status}), still after the "
-            f"SDK's retries: try again shortly ({detail})"
-        )
-    if status is not None:
-        return ProviderError(f"{provider}: request refused ({status}): {detail}")
-    return ProviderError(f"{provider}: the stream broke off: {detail}")
-
-
-def _server_message(exc: Exception) -> str:
-    """The server's own error message if there is one, else the exception text."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
-    return str(exc) or type(exc).__name__
+    def notice(self, text: str) -> None:
+        """Pass a note (a retry, say) to `on_notice`, or write it as one line to stderr."""
+        if self.on_notice is not None:
+            self.on_notice(text)
+        else:
+            print(f"note: {text}", file=sys.stderr, flush=True)
 
 
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-

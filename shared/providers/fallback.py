@@ -20,15 +20,19 @@ class FallbackProvider(Provider):
         self.model = self.providers[0].model
 
     def describe(self) -> str:
+        """Every provider in the order they are tried."""
         return " -> ".join(p.describe() for p in self.providers)
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+        """Each provider's turn in order, until one succeeds or one has shown output."""
         failures = []
         for provider in self.providers:
+            if provider.on_notice is None:  # retry notes reach whoever listens to us
+                provider.on_notice = self.notice
             started = False
             try:
                 for item in provider.turn(messages, system, tools):
-                    if isinstance(item, str):
+                    if isinstance(item, str):  # a text or reasoning delta is on screen
                         started = True
                     yield item
                 return

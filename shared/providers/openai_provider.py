@@ -7,47 +7,47 @@ import os
 import re
 from collections.abc import Iterator
 
-from .base import Provider, ProviderError, Reply, Tool, sdk_error, tool_calls_from
+from .base import ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
+from .wire import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 
 
-class OpenAIProvider(Provider):
+class OpenAIProvider(SDKProvider):
+    """Chat Completions, streamed: OpenAI's API, or any server that speaks it."""
+
     name = "openai"
+    key_var = KEY_VARS["openai"]
 
     def __init__(self, model: str | None = None, *, api_key: str | None = None,
                  base_url: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 max_retries: int = 2, name: str = "openai"):
+                 max_retries: int = 2, name: str = "openai", timeout: float | None = None):
         self.name = name
         self.model = model or DEFAULT_MODELS.get(name, DEFAULT_MODELS["openai"])
         self.max_tokens = max_tokens
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self._key = api_key or os.environ.get(KEY_VARS["openai"])
-        if not self._key:
+        self.include_usage = True  # turned off for the session if the server refuses it
+        key = api_key or os.environ.get(self.key_var)
+        if not key:
             if not self.base_url:
                 raise ProviderError(
                     "openai: OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key>, set"
                     " OPENAI_BASE_URL for a local server, or use --provider offline|ollama"
                 )
-            self._key = "not-needed"  # local servers ignore the key, the SDK wants one
+            key = "not-needed"  # local servers ignore the key, the SDK wants one
         import openai  # imported here so the offline path never pays for it
 
-        self._sdk = openai
-        self._client = openai.OpenAI(
-            api_key=self._key, base_url=self.base_url, max_retries=max_retries
-        )
+        self._setup(openai, openai.OpenAI, key, self.base_url, timeout, max_retries)
 
     def request(self, messages: list[dict], system: str = "", tools=()) -> dict:
         """The keyword arguments for `client.chat.completions.create`, in OpenAI's shapes."""
         wire = [{"role": "system", "content": system}] if system else []
-        params: dict = {
-            "model": self.model,
-            "messages": wire + to_openai(messages),
-            "stream": True,
-            "stream_options": {"include_usage": True},  # usage arrives in a last chunk
-        }
+        params: dict = {"model": self.model, "messages": wire + to_openai(messages),
+                        "stream": True}
+        if self.include_usage:
+            params["stream_options"] = {"include_usage": True}  # usage in a last chunk
         # OpenAI's own models want max_completion_tokens (its reasoning models refuse
         # max_tokens); compatible servers running other models know max_tokens
         openai_model = re.match(r"(gpt-|o\d|chatgpt)", self.model)
@@ -60,50 +60,137 @@ class OpenAIProvider(Provider):
             ]
         return params
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
-        params = self.request(messages, system, tools)
-        reply, text = Reply(), []
-        calls: dict[int, dict] = {}  # tool-call fragments arrive keyed by index
+    def _open(self, params: dict):
+        """Send the request; if the server refuses `stream_options`, once more without."""
         try:
-            for chunk in self._client.chat.completions.create(**params):
-                if chunk.usage:
-                    reply.usage = {"input_tokens": chunk.usage.prompt_tokens,
-                                   "output_tokens": chunk.usage.completion_tokens}
-                if not chunk.choices:  # the usage-only chunk has no choices
-                    continue
-                choice = chunk.choices[0]
-                delta = choice.delta
-                if delta.content:
-                    text.append(delta.content)
-                    yield delta.content
-                for frag in delta.tool_calls or ():
-                    call = calls.setdefault(frag.index, {"id": "", "name": "", "json": ""})
-                    if frag.id:
-                        call["id"] = frag.id
-                    if frag.function and frag.function.name:
-                        call["name"] = frag.function.name
-                    if frag.function and frag.function.arguments:
-                        call["json"] += frag.function.arguments
-                if choice.finish_reason:
-                    reply.stop_reason = STOP_REASONS.get(choice.finish_reason,
-                                                         choice.finish_reason)
-        except self._sdk.OpenAIError as exc:
-            raise self._error(exc) from None
-        reply.text = "".join(text)
-        reply.tool_calls = tool_calls_from(calls)
+            return self._client.chat.completions.create(**params)
+        except self._sdk.APIStatusError as exc:
+            said = server_message(exc)
+            if "stream_options" not in params or exc.status_code not in (400, 422) or not (
+                    "stream_options" in said or "include_usage" in said):
+                raise
+        self.include_usage = False  # remembered: later turns leave it out from the start
+        del params["stream_options"]
+        return self._client.chat.completions.create(**params)
+
+    def _assemble(self, chunks, shown: list) -> Iterator[str | Reply]:
+        """Chat Completions chunks -> text deltas, then the Reply; complete only once a
+        choice has carried a finish_reason."""
+        reply, calls, finish = Reply(), ToolCallAssembler(), None
+        try:
+            for chunk in chunks:
+                if chunk.get("error"):  # a server-side error can end the body early
+                    raise StreamBroke(f"the server reported an error in the stream: "
+                                      f"{summarize(str(error_text(chunk['error'])))}", retry=True)
+                if chunk.get("usage"):  # on its own chunk, or (some servers) the last one
+                    usage = chunk["usage"]
+                    reply.usage = {"input_tokens": usage.get("prompt_tokens"),
+                                   "output_tokens": usage.get("completion_tokens")}
+                for choice in (chunk.get("choices") or ())[:1]:
+                    delta = choice.get("delta") or {}
+                    thought = delta.get("reasoning_content") or delta.get("reasoning")
+                    if thought:  # reasoning models think aloud in their own field
+                        shown.append(Reasoning(thought))
+                        yield shown[-1]
+                    content = delta.get("content")
+                    if content:
+                        shown.append(content + "")  # text, or a TypeError: a wrong shape
+                        yield content
+                    for fragment in delta.get("tool_calls") or ():
+                        calls.add(fragment)
+                    finish = choice.get("finish_reason") or finish
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StreamBroke(f"the server sent a chunk of an unexpected shape "
+                              f"({type(exc).__name__}: {exc})") from None
+        if finish is None:
+            raise StreamBroke("the stream broke off before the reply was complete",
+                              retry=True)
+        reply.text, reply.reasoning = split_shown(shown)
+        reply.tool_calls = calls.calls()
+        reply.stop_reason = STOP_REASONS.get(finish, finish)
+        if reply.tool_calls and reply.stop_reason != "max_tokens":
+            reply.stop_reason = "tool_use"  # some servers say "stop" after tool calls
         yield reply
 
-    def model_available(self) -> bool:
-        """Whether the server lists this model (for `tao doctor`)."""
-        try:
-            ids = {m.id for m in self._client.models.list()}
-        except self._sdk.OpenAIError as exc:
-            raise self._error(exc) from None
+    def _status_failure(self, exc) -> Failure:
+        """As for any server, plus llama.cpp's old refusal of tools with streaming."""
+        said = server_message(exc)
+        if exc.status_code in (400, 422, 500, 501) and re.search(
+                r"tools?\b.*\bstream", said, re.IGNORECASE):
+            return Failure(f"this server cannot stream tool calls (it said: {summarize(said)})",
+                           "update the server (llama.cpp's llama-server streams tool calls "
+                           "from mid-2025 on, started with --jinja), or use a stage before 07,"
+                           " which sends no tools")
+        return super()._status_failure(exc)
+
+    def _has_model(self) -> bool:
+        """Whether the server lists this model."""
+        ids = {m.id for m in self._client.models.list()}
         return self.model in ids or f"{self.model}:latest" in ids  # Ollama adds :latest
 
-    def _error(self, exc: Exception) -> ProviderError:
-        return sdk_error(exc, provider=self.name, key_var=KEY_VARS["openai"],
-                         base_url=self.base_url, secrets=[self._key])
+
+class ToolCallAssembler:
+    """Streamed tool-call fragments -> whole calls, under every shape servers send.
+
+    OpenAI keys fragments by `index`, with the id and name in the first. Compatible
+    servers differ: Ollama sends each call whole at index 0; vLLM reuses index 0 for
+    the next call with a new id; SGLang repeats the id on every fragment; old
+    llama.cpp puts the id inside `function`; others send no index or an empty id."""
+
+    def __init__(self):
+        self.slots: list[dict] = []
+        self.by_id: dict[str, dict] = {}
+        self.by_index: dict[int, dict] = {}
+
+    def add(self, fragment: dict) -> None:
+        """Fold one fragment into the call it belongs to."""
+        function = fragment.get("function") or {}
+        call_id = fragment.get("id") or function.get("id") or ""
+        name = function.get("name") or ""
+        slot = self._slot_for(str(call_id), name, fragment.get("index"))
+        if name:
+            slot["name"] = name  # a repeated name is the same name, not more of it
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            slot["json"] += arguments
+        elif arguments is not None:  # some servers send the arguments as an object
+            slot["json"] += json.dumps(arguments)
+
+    def _slot_for(self, call_id: str, name: str, index) -> dict:
+        """A new id starts a call, a known id continues it; else the index decides,
+        else the call in progress (unless the name changes)."""
+        if call_id:
+            return self.by_id.get(call_id) or self._new(call_id, index)
+        if index is not None:
+            return self.by_index.get(index) or self._new("", index)
+        current = self.slots[-1] if self.slots else None
+        if current is None or (name and current["name"] and name != current["name"]):
+            return self._new("", index)
+        return current
+
+    def _new(self, call_id: str, index) -> dict:
+        """Open a slot for a new call."""
+        slot = {"id": call_id, "name": "", "json": ""}
+        self.slots.append(slot)
+        if call_id:
+            self.by_id[call_id] = slot
+        if index is not None:
+            self.by_index[index] = slot
+        return slot
+
+    def calls(self) -> list[ToolCall]:
+        """The assembled calls, in order; an empty id is made up, unique in this reply."""
+        n = 0
+        for slot in self.slots:
+            while not slot["id"]:
+                n += 1
+                slot["id"] = f"call_tao_{n}" if f"call_tao_{n}" not in self.by_id else ""
+        return tool_calls_from(self.slots)
+
+
+def error_text(error) -> str:
+    """The message inside a mid-stream `error` payload, whatever its shape."""
+    return error.get("message", error) if isinstance(error, dict) else error
 
 
 def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:

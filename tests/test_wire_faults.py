@@ -1,0 +1,394 @@
+"""What real networks and servers do to a streamed reply, through the real SDKs.
+
+Each fault is served by the local fake API. Each test asserts the one-line
+`ProviderError` (or the recovery), what was shown, and that the history is as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from fake_api import SSE, FakeAPI, Page, anthropic_stream, api_error, openai_stream
+
+from shared.providers import ProviderError, Tool
+from shared.providers.anthropic_provider import AnthropicProvider
+from shared.providers.openai_provider import OpenAIProvider
+from shared.providers.wire import asked_wait, endpoint, timeout_from
+
+KEY = "sk-test-0123456789-secret"
+KINDS = ["anthropic", "openai"]
+WORDCOUNT = Tool("wordcount", "Count the words in a text.",
+                 {"type": "object", "properties": {"text": {"type": "string"}}},
+                 lambda args: str(len(str(args.get("text", "")).split())))
+
+
+def provider(kind, api, **kwargs):
+    """The real provider of this kind, pointed at the fake, recording its notes."""
+    cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+    p = cls(api_key=KEY, base_url=api.base_url, **kwargs)
+    p.retry_base = 0.01  # keep the backoff short in tests
+    p.notes = []  # retry notes, as the trace would receive them
+    p.on_notice = p.notes.append
+    return p
+
+
+def story(kind, **kwargs) -> SSE:
+    """A four-delta reply of this kind."""
+    parts = ["Once", " upon", " a", " time"]
+    return (anthropic_stream if kind == "anthropic" else openai_stream)(parts, **kwargs)
+
+
+def text_events(sse: SSE) -> list[int]:
+    """Positions of the events that carry answer text."""
+    def has_text(data):
+        """Whether this event carries answer text."""
+        if not isinstance(data, dict):
+            return False
+        if data.get("type") == "content_block_delta":
+            return data["delta"].get("type") == "text_delta"
+        return any((c.get("delta") or {}).get("content") for c in data.get("choices") or ())
+    return [n for n, (_, data) in enumerate(sse.events) if has_text(data)]
+
+
+def cut(sse: SSE, n: int) -> SSE:
+    """The first n events, then the connection closes (no chunked encoding: a clean EOF)."""
+    return SSE(sse.events[:n])
+
+
+def ask(messages, p, **kwargs):
+    """call() with a record of what reached the screen; (reply or error, shown)."""
+    shown: list[str] = []
+    before = json.dumps(messages)
+    try:
+        result = p.call(messages, "", (), shown.append, **kwargs)
+    except ProviderError as exc:
+        result = exc
+    assert json.dumps(messages) == before, "a failed turn must leave the history alone"
+    return result, shown
+
+
+def one_line(error) -> str:
+    """The error's text, after checking it is one line without the key."""
+    text = str(error)
+    assert isinstance(error, ProviderError), f"expected a ProviderError, got {error!r}"
+    assert "\n" not in text and KEY not in text, text
+    return text
+
+
+# ---------------------------------------------------------------- cut short
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stream_closed_mid_reply_is_an_error_with_the_partial_text(kind):
+    sse = story(kind)
+    with FakeAPI(kind) as api:
+        api.queue(cut(sse, text_events(sse)[1] + 1))  # two deltas, then EOF
+        error, shown = ask([{"role": "user", "content": "a story"}], provider(kind, api))
+    assert "broke off" in one_line(error)
+    assert shown == ["Once", " upon"]
+    assert error.partial == "Once upon"  # the stage shows it as cut off, keeps it out
+    assert len(api.requests) == 1  # text was shown: no retry, it would repeat it
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stream_closed_before_any_text_is_retried(kind):
+    sse = story(kind)
+    with FakeAPI(kind) as api:
+        api.queue(cut(sse, text_events(sse)[0]), story(kind))
+        p = provider(kind, api)
+        reply, shown = ask([{"role": "user", "content": "a story"}], p)
+    assert reply.text == "Once upon a time" and "".join(shown) == reply.text
+    assert len(api.requests) == 2
+    assert p.notes and "attempt 2 of 3" in p.notes[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stream_that_ends_without_its_final_event_is_not_complete(kind):
+    """Every delta arrived, but not message_stop / a finish_reason: still broken off."""
+    sse = story(kind)
+    last = max(n for n, (_, d) in enumerate(sse.events)
+               if isinstance(d, dict) and (d.get("type") == "message_delta" or any(
+                   c.get("finish_reason") for c in d.get("choices") or ())))
+    with FakeAPI(kind) as api:
+        api.queue(cut(sse, last))
+        error, shown = ask([{"role": "user", "content": "a story"}], provider(kind, api))
+    assert "broke off" in one_line(error) and error.partial == "Once upon a time"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_error_event_before_any_text_is_retried(kind):
+    """Anthropic's overloaded_error often arrives as the stream's first event."""
+    with FakeAPI(kind) as api:
+        api.queue(story(kind, error_after=1), story(kind))
+        p = provider(kind, api)
+        reply, _ = ask([{"role": "user", "content": "a story"}], p)
+    assert reply.text == "Once upon a time" and len(api.requests) == 2
+    assert p.notes and p.notes[0].startswith("the server reported an error in the stream: ")
+
+
+# ---------------------------------------------------------------- reset and stall
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_connection_reset_mid_reply_is_one_line(kind):
+    sse = story(kind)
+    sse.reset_after = text_events(sse)[2]
+    with FakeAPI(kind) as api:
+        api.queue(sse)
+        error, shown = ask([{"role": "user", "content": "a story"}], provider(kind, api))
+    message = one_line(error)
+    assert "broke off mid-reply" in message and "connection" in message
+    assert error.partial == "".join(shown) == "Once upon"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_reset_before_any_text_is_retried(kind):
+    sse = story(kind)
+    sse.reset_after = 0
+    with FakeAPI(kind) as api:
+        api.queue(sse, story(kind))
+        reply, _ = ask([{"role": "user", "content": "a story"}], provider(kind, api))
+    assert reply.text == "Once upon a time" and len(api.requests) == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stall_mid_reply_is_bounded_by_the_timeout_and_names_the_wait(kind):
+    sse = story(kind)
+    sse.stall_after = text_events(sse)[1] + 1
+    with FakeAPI(kind) as api:
+        api.queue(sse)
+        p = provider(kind, api, timeout=0.4)  # built first: the SDK import is not the stall
+        start = time.monotonic()
+        error, shown = ask([{"role": "user", "content": "a story"}], p)
+        took = time.monotonic() - start
+    assert "no data for 0.4 s" in one_line(error) and "TAO_TIMEOUT" in str(error)
+    assert error.partial == "Once upon"
+    assert took < 5, f"the stall was not cut at the timeout: {took:.1f} s"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stall_before_any_text_counts_as_one_failed_attempt(kind, monkeypatch):
+    monkeypatch.setenv("TAO_TIMEOUT", "0.4")
+    sse = story(kind)
+    sse.stall_after = 1
+    with FakeAPI(kind) as api:
+        api.queue(sse, story(kind))
+        p = provider(kind, api)
+        reply, _ = ask([{"role": "user", "content": "a story"}], p)
+    assert p.timeout == 0.4
+    assert reply.text == "Once upon a time" and len(api.requests) == 2
+    assert p.notes == ["no data for 0.4 s: retrying in 0.01 s, attempt 2 of 3"]
+
+
+@pytest.mark.parametrize("value", ["soon", "-3", "0"])
+def test_a_bad_tao_timeout_is_one_line_naming_the_variable(value, monkeypatch):
+    monkeypatch.setenv("TAO_TIMEOUT", value)
+    with pytest.raises(ProviderError, match="TAO_TIMEOUT") as info:
+        OpenAIProvider(api_key=KEY, base_url="http://127.0.0.1:9/v1")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ctrl_c_mid_reply_stays_ctrl_c_and_the_next_turn_works(kind):
+    """Ctrl-C is the learner's, not a fault: never retried, never turned into an error."""
+    def interrupt(delta):
+        raise KeyboardInterrupt
+
+    with FakeAPI(kind) as api:
+        api.queue(story(kind), story(kind))
+        p = provider(kind, api)
+        with pytest.raises(KeyboardInterrupt):
+            p.call([{"role": "user", "content": "a story"}], "", (), interrupt)
+        assert p.call([{"role": "user", "content": "again"}]).text == "Once upon a time"
+    assert len(api.requests) == 2 and p.notes == []
+
+
+# ---------------------------------------------------------------- bad events
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_malformed_data_line_is_one_line_and_not_retried(kind):
+    sse = story(kind)
+    at = text_events(sse)[1]
+    sse.events[at] = (sse.events[at][0], '{"type": "content_block_delta", "ind')
+    with FakeAPI(kind) as api:
+        api.queue(sse, story(kind))
+        error, shown = ask([{"role": "user", "content": "a story"}], provider(kind, api))
+    assert "not JSON" in one_line(error) and error.partial == "Once"
+    assert len(api.requests) == 1
+
+
+def test_an_anthropic_delta_for_a_block_never_started_is_one_line():
+    sse = anthropic_stream(["fine"])
+    sse.events.insert(4, ("content_block_delta", {
+        "type": "content_block_delta", "index": 7,
+        "delta": {"type": "input_json_delta", "partial_json": "{}"}}))
+    with FakeAPI("anthropic") as api:
+        api.queue(sse)
+        error, _ = ask([{"role": "user", "content": "hi"}], provider("anthropic", api))
+    assert "unexpected shape" in one_line(error)
+
+
+def test_an_openai_chunk_of_the_wrong_shape_is_one_line():
+    sse = openai_stream(["fine"])
+    sse.events.insert(2, (None, {"id": "x", "object": "chat.completion.chunk",
+                                 "choices": {"0": {"delta": {"content": "?"}}}}))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        error, _ = ask([{"role": "user", "content": "hi"}], provider("openai", api))
+    assert "unexpected shape" in one_line(error)
+
+
+def test_an_openai_choice_without_a_delta_is_read_as_an_empty_one():
+    sse = openai_stream(["fine"])
+    sse.events.insert(2, (None, {"id": "x", "object": "chat.completion.chunk",
+                                 "choices": [{"index": 0, "finish_reason": None}]}))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply, _ = ask([{"role": "user", "content": "hi"}], provider("openai", api))
+    assert reply.text == "fine"
+
+
+# ---------------------------------------------------------------- retries and pages
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_server_asking_for_a_long_wait_gets_an_error_at_once(kind):
+    overloaded = api_error(kind, 529 if kind == "anthropic" else 429)
+    overloaded.headers = {"retry-after": "3600"}
+    with FakeAPI(kind) as api:
+        api.queue(overloaded, story(kind))
+        p = provider(kind, api)
+        start = time.monotonic()
+        error, _ = ask([{"role": "user", "content": "hi"}], p)
+    assert "asked to wait 3600 s" in one_line(error)
+    assert len(api.requests) == 1 and time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_short_retry_after_is_honoured_and_announced(kind):
+    busy = api_error(kind, 429)
+    busy.headers = {"retry-after": "0.2"}
+    with FakeAPI(kind) as api:
+        api.queue(busy, story(kind))
+        p = provider(kind, api)
+        start = time.monotonic()
+        reply, _ = ask([{"role": "user", "content": "hi"}], p)
+    assert reply.text == "Once upon a time" and time.monotonic() - start >= 0.2
+    assert p.notes == ["rate limited (429): retrying in 0.2 s, attempt 2 of 3"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_max_retries_zero_turns_retries_off(kind):
+    with FakeAPI(kind) as api:
+        api.queue(api_error(kind, 500), story(kind))
+        error, _ = ask([{"role": "user", "content": "hi"}],
+                       provider(kind, api, max_retries=0))
+    assert "server error (500)" in one_line(error) and len(api.requests) == 1
+
+
+def test_without_a_notice_callback_the_retry_note_goes_to_stderr(capsys):
+    with FakeAPI("openai") as api:
+        api.queue(api_error("openai", 500), story("openai"))
+        p = OpenAIProvider(api_key=KEY, base_url=api.base_url)
+        assert p.call([{"role": "user", "content": "hi"}]).text == "Once upon a time"
+    assert capsys.readouterr().err == (
+        "note: server error (500): retrying in 0.005 s, attempt 2 of 3\n")
+
+
+PAGE = ("<!DOCTYPE html><html><head><title>Captive portal: please log in</title></head>"
+        "<body>" + "<p>lots of markup</p>" * 200 + "</body></html>")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_html_page_with_status_200_is_summarised_in_one_line(kind):
+    with FakeAPI(kind) as api:
+        api.queue(Page(200, PAGE))
+        error, shown = ask([{"role": "user", "content": "hi"}], provider(kind, api))
+    message = one_line(error)
+    assert "an HTML page (Captive portal: please log in)" in message
+    assert "<" not in message and len(message) < 400 and shown == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_html_error_page_is_summarised_in_one_line(kind):
+    with FakeAPI(kind) as api:
+        api.queue(*[Page(502, PAGE)] * 3)
+        error, _ = ask([{"role": "user", "content": "hi"}], provider(kind, api))
+    message = one_line(error)
+    assert "bad gateway (502)" in message and "<" not in message and len(message) < 400
+
+
+def test_nothing_listening_is_one_line_at_once_without_retries():
+    """A refused connection is not a passing overload: waiting 3 s would only delay."""
+    p = OpenAIProvider(api_key=KEY, base_url="http://127.0.0.1:9/v1")
+    p.notes = []
+    p.on_notice = p.notes.append
+    error, _ = ask([{"role": "user", "content": "hi"}], p)
+    assert one_line(error) == ("openai: could not connect (http://127.0.0.1:9): is the server "
+                               "running and the address right?")
+    assert p.notes == []
+
+
+# ---------------------------------------------------------------- hostile arguments
+
+
+HOSTILE = [
+    ('{"text": NaN}', "NaN"),
+    ('{"text": Infinity}', "Infinity"),
+    ('{"text": -Infinity}', "Infinity"),
+    ('{"text": ' + "9" * 5000 + "}", "digit"),
+    ('["a", "b"]', "JSON object"),
+    ('{"text": "cut', "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("raw", "why"), HOSTILE)
+def test_hostile_arguments_become_an_observation_and_the_next_request_is_valid(
+        kind, raw, why):
+    make = anthropic_stream if kind == "anthropic" else openai_stream
+    messages = [{"role": "user", "content": "count"}]
+    with FakeAPI(kind) as api:
+        api.queue(make([], tools=[("call_h", "wordcount", [raw])]), make(["done"]))
+        p = provider(kind, api)
+        reply = p.call(messages, "", [WORDCOUNT])
+        call = reply.tool_calls[0]
+        assert call.args == {} and why in call.error, call.error
+        messages += [reply.assistant_message(), {"role": "tool", "tool_call_id": call.id,
+                                                 "name": call.name, "content": call.error}]
+        assert p.call(messages, "", [WORDCOUNT]).text == "done"
+    assert api.violations == []  # the second request was one the API accepts
+    json.dumps(api.requests[-1], allow_nan=False)  # and plain JSON, no NaN inside
+
+
+# ---------------------------------------------------------------- the small pieces
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("https://api.anthropic.com", "https://api.anthropic.com:443"),
+    ("http://user:pass@localhost:11434/v1?key=abc", "http://localhost:11434"),
+    ("http://[::1]:8080/v1", "http://[::1]:8080"),
+    ("http://host:notaport/v1", "http://host"),
+])
+def test_an_endpoint_is_scheme_host_and_port_only(url, shown):
+    assert endpoint(url) == shown
+
+
+@pytest.mark.parametrize(("headers", "seconds"), [
+    ({"retry-after-ms": "250"}, 0.25),
+    ({"retry-after": "7"}, 7.0),
+    ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date long past: no wait
+    ({"retry-after": "soon"}, None),
+    ({}, None),
+])
+def test_the_wait_a_server_asks_for(headers, seconds):
+    assert asked_wait(headers) == seconds
+
+
+def test_a_tao_timeout_value_is_read_and_the_keyword_wins():
+    assert timeout_from(None, {}) == 60.0
+    assert timeout_from(None, {"TAO_TIMEOUT": " 2.5 "}) == 2.5
+    assert timeout_from(7, {"TAO_TIMEOUT": "2.5"}) == 7.0
