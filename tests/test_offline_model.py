@@ -373,3 +373,17 @@ def test_the_trace_footer_shows_the_estimated_usage():
     reply = OfflineProvider().call(ask("hello"), "", [])
     trace.answer(reply.text, usage=reply.usage)
     assert f"{reply.usage['input_tokens']} in" in trace.console.file.getvalue()
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_malformed_tools_and_messages_get_a_reply_not_a_traceback():
+    odd = [Tool("roll_die", "", {"properties": {"sides": "integer"}, "required": "sides"}, str),
+           Tool("pick", "Pick a colour.", {"properties": [1, 2]}, str)]
+    messages = [{"role": "user", "content": None}, {"role": "assistant"},
+                {"role": "tool", "content": None}, {"content": "x"},
+                *ask("roll a die with 6 sides " + "'(" * 5000 + " and" * 5000)]
+    reply = OfflineProvider().call(messages, None, odd)
+    assert reply.text and reply.stop_reason in ("tool_use", "end_turn")
+    assert {c.name for c in reply.tool_calls} <= {"roll_die"}, "only a tool that exists"

@@ -73,8 +73,9 @@ class OfflineProvider(Provider):
 def estimate_usage(messages, system: str, tools, draft: Draft) -> dict:
     """Token counts estimated as characters / 4, marked as estimates."""
     sent = len(system) + sum(len(_as_text(m)) for m in messages)
-    sent += sum(len(t.name) + len(t.description) + len(json.dumps(t.schema)) for t in tools)
-    written = len(draft.text) + sum(len(c.name) + len(json.dumps(c.args)) for c in draft.calls)
+    sent += sum(len(f"{t.name}{t.description}{json.dumps(t.schema, default=str)}")
+                for t in tools)
+    written = len(draft.text) + sum(len(c.name + json.dumps(c.args)) for c in draft.calls)
     return {"input_tokens": math.ceil(sent / CHARS_PER_TOKEN),
             "output_tokens": math.ceil(written / CHARS_PER_TOKEN), "estimated": True}
 

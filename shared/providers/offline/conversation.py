@@ -81,7 +81,8 @@ def read_situation(messages: list[dict], system: str, tools) -> Situation:
                 calls[call.get("id", "")] = (call.get("name", ""), call.get("args"))
         elif role == "tool":
             name, args = calls.pop(message.get("tool_call_id", ""), (message.get("name", ""), None))
-            situation.turn.append(Observation(message.get("name") or name, args, content))
+            situation.turn.append(Observation(message.get("name") or name or "unnamed", args,
+                                              content))
         elif role == "user":
             _read_user(situation, content, last_text)
     situation.unanswered = [name for name, _ in calls.values()]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from . import words
 
 MIN_SCORE = 1  # a tool sharing no word with the request is never called
-LISTED_TOOL = re.compile(r"^\s*[-*]\s*`(\w+)`\s*(?:—|-|:)\s*(.*)$", re.M)
+LISTED_TOOL = re.compile(r"^[ \t]*[-*][ \t]*`(\w+)`[ \t]*(?:—|-|:)[ \t]*(.*)$", re.M)
 ARG_NAME = re.compile(r"`(\w+)`")
 FILLER = frozenset("is are was in of for on at to from with about called named "
                            "as into".split())
@@ -38,13 +38,17 @@ class ToolSpec:
         params = " ".join(self.properties())
         self.other_words = words.stems(f"{self.description} {params.replace('_', ' ')}")
 
-    def properties(self) -> dict:
-        """The argument schemas, by name."""
-        return self.schema.get("properties") or {}
+    def properties(self) -> dict[str, dict]:
+        """The argument schemas, by name (a malformed one reads as a plain string)."""
+        found = self.schema.get("properties") if isinstance(self.schema, dict) else None
+        if not isinstance(found, dict):
+            return {}
+        return {str(name): spec if isinstance(spec, dict) else {} for name, spec in found.items()}
 
     def required(self) -> list[str]:
         """The names of the arguments the tool cannot do without."""
-        return [name for name in self.schema.get("required", []) if name in self.properties()]
+        names = self.schema.get("required") if isinstance(self.schema, dict) else None
+        return [n for n in names or [] if isinstance(n, str) and n in self.properties()]
 
     def score(self, asked: frozenset[str]) -> int:
         """How strongly a request's stems point at this tool."""
@@ -67,7 +71,7 @@ class Need:
 
 def catalogue_from_tools(tools) -> dict[str, ToolSpec]:
     """The native `tools` of a request, as the model sees them."""
-    return {t.name: ToolSpec(t.name, t.description, t.schema or {}) for t in tools}
+    return {t.name: ToolSpec(t.name, t.description or "", t.schema or {}) for t in tools}
 
 
 def catalogue_from_prompt(system: str) -> dict[str, ToolSpec]:

@@ -5,6 +5,7 @@ Everything here is plain string work; nothing knows about tools or messages.
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -27,12 +28,14 @@ IMPLIED = (
 
 # a quote opens where no letter is just before it and closes where none is just after,
 # so the apostrophes in "What's" or "don't" are not quotes
-QUOTED = re.compile(r"(?<!\w)'(.+?)'(?!\w)|\"(.+?)\"|“(.+?)”|‘(.+?)’")
+OPENING = re.compile(r"(?<!\w)['‘]|[\"“]")
+CLOSING = {"'": re.compile(r"'(?!\w)"), "‘": re.compile(r"’(?!\w)"),
+           '"': re.compile('"'), "“": re.compile("”")}
 WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-EXPRESSION = re.compile(r"[-+*/%().\d\s^]*\d[-+*/%().\d\s^]*")
+EXPRESSION = re.compile(r"(?<!\()\(*-?\d[-+*/%().\d\s^]*")
 # where one request asks for two things: sentence ends, "and", "then", "also"
-SEPARATOR = re.compile(r"[.?!;](?=\s|$)|,?\s+\b(?:and|then|also)\b\s+", re.I)
+SEPARATOR = re.compile(r"[.?!;](?=\s|$)|,?(?<!\s)\s+(?:and|then|also)\b\s*", re.I)
 
 _PLURAL = (("ies", "y", 3), ("sses", "ss", 2), ("es", "", 3), ("s", "", 3))
 _VERBAL = (("ing", "", 3), ("ion", "", 4), ("ed", "", 3), ("er", "", 3), ("or", "", 3))
@@ -73,14 +76,36 @@ def name_stems(name: str) -> frozenset[str]:
     return stems(re.sub(r"[_.\-]", " ", spaced))
 
 
+@lru_cache(maxsize=256)
+def quote_spans(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Each quoted piece of `text` as (start, end, the text inside), in order."""
+    closers = {opening: [m.start() for m in pattern.finditer(text)]
+               for opening, pattern in CLOSING.items()}
+    spans, searched_to = [], 0
+    for m in OPENING.finditer(text):
+        start = m.start()
+        if start < searched_to:
+            continue  # inside the previous quote
+        ends = closers[m.group()]
+        at = bisect.bisect_right(ends, start + 1)  # the first closer after one character
+        if at < len(ends):
+            spans.append((start, ends[at] + 1, text[start + 1: ends[at]]))
+            searched_to = ends[at] + 1
+    return tuple(spans)
+
+
 def quoted(text: str) -> list[str]:
     """The quoted pieces of `text`, in order."""
-    return [next(g for g in m.groups() if g is not None) for m in QUOTED.finditer(text)]
+    return [inside for _, _, inside in quote_spans(text)]
 
 
 def unquoted(text: str) -> str:
     """`text` with its quoted pieces blanked out (they are data, not the request's words)."""
-    return QUOTED.sub(lambda m: " " * len(m.group()), text)
+    pieces, done = [], 0
+    for start, end, _ in quote_spans(text):
+        pieces += [text[done:start], " " * (end - start)]
+        done = end
+    return "".join(pieces) + text[done:]
 
 
 def request_stems(text: str) -> frozenset[str]:
@@ -112,11 +137,13 @@ def expression(text: str) -> str | None:
 
 def clauses(text: str) -> list[tuple[int, int]]:
     """Spans (start, end) of the parts of a request, split where no quote is open."""
-    inside = [m.span() for m in QUOTED.finditer(text)]
+    quotes = quote_spans(text)
+    starts = [q[0] for q in quotes]
     spans, start = [], 0
     for m in SEPARATOR.finditer(text):
-        if any(a <= m.start() < b for a, b in inside):
-            continue
+        at = bisect.bisect_right(starts, m.start()) - 1  # the last quote opened before it
+        if at >= 0 and m.start() < quotes[at][1]:
+            continue  # inside that quote
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))

@@ -37,7 +37,7 @@ def answer(s: Situation) -> str:
 
 def tell(observation: Observation, spec: ToolSpec | None) -> str:
     """One sentence that passes a tool result on."""
-    result = _cut(observation.result.strip())
+    result = _cut(observation.result.strip()) or "(nothing)"
     if observation.failed:
         return TOLD_FAILED.format(tool=observation.tool, result=result)
     tool_words = (spec.name_words | spec.other_words) if spec else set()
@@ -108,7 +108,8 @@ def _what_i_can_do(catalogue: dict[str, ToolSpec]) -> str:
     """One sentence naming the tools and what each does."""
     if not catalogue:
         return "No tools here yet, so all I can do is talk back."
-    tools = [f"{spec.name} ({_first_sentence(spec.description)})" for spec in catalogue.values()]
+    tools = [f"{spec.name} ({_first_sentence(spec.description)})" if spec.description.strip()
+             else spec.name for spec in catalogue.values()]
     listed = tools[0] if len(tools) == 1 else ", ".join(tools[:-1]) + " and " + tools[-1]
     return f"Here I can use {listed}: ask for something one of them does."
 
