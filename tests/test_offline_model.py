@@ -197,10 +197,30 @@ def test_new_tools_work_through_stage_07s_own_loop():
     assert "18 degrees in Lisbon" in answer and "desserts" in answer, answer
 
 
-def test_new_tools_work_in_a_json_line_prompt():
-    system = JSON_PROTOCOL + "\n- `reverse_text` — reverse the `text` it is given."
-    reply = "".join(OfflineProvider().stream(ask("Please reverse 'abc'"), system))
-    assert json.loads(reply) == {"tool": "reverse_text", "args": {"text": "abc"}}
+@pytest.mark.parametrize(("question", "line"), [
+    ("Please reverse 'abc'", {"tool": "reverse_text", "args": {"text": "abc"}}),
+    ("reverse hello there", {"tool": "reverse_text", "args": {"text": "hello there"}}),
+    # the prompt states no types: a number written next to the argument's name is a number
+    ("Roll a die with 20 sides", {"tool": "roll_die", "args": {"sides": 20}}),
+])
+def test_new_tools_work_in_a_json_line_prompt(question, line):
+    system = (JSON_PROTOCOL + "\n- `reverse_text` — reverse the `text` it is given."
+              "\n- `roll_die` — roll a die with `sides` sides.")
+    reply = "".join(OfflineProvider().stream(ask(question), system))
+    assert json.loads(reply) == line, reply
+
+
+def test_a_tool_added_to_stage_06s_registry_is_used_with_no_other_change():
+    loop = load_stage("06", "loop")
+
+    def roll_die(args: dict) -> str:
+        """roll a die with `sides` sides."""
+        return f"rolled {args['sides'] - 3} of {args['sides']}"
+
+    loop.TOOLS["roll_die"] = roll_die  # what the stage README invites a learner to do
+    answer = loop.agent_step("Roll a die with 20 sides", [], OfflineProvider(),
+                             loop.build_agent_system())
+    assert "rolled 17 of 20" in answer, answer
 
 
 @pytest.mark.parametrize(("question", "tool", "words"), [

@@ -9,11 +9,9 @@ words from writing.py. A quirk, if chosen, spoils that reply in one place (quirk
 
 A learner's own tool needs no change here: a good name and description are enough.
 
-To add a rule: write a condition `(Situation) -> bool` and an action
-`(Situation) -> Draft` in rules.py, and put the pair into RULES above the rules it
-should win over. To teach it a new kind of argument, add an entry to
-planning.FILLERS; to tell a kind of result in its own words, add a line to
-writing.TOLD_AS.
+To change what it does, add a rule to the table in rules.py (its docstring says how).
+To teach it a new kind of argument, add an entry to planning.FILLERS; to tell a kind
+of result in its own words, add a line to writing.TOLD_AS.
 
 Settings: TAO_OFFLINE_QUIRK (one of QUIRKS) and TAO_OFFLINE_DELAY (seconds per delta).
 """

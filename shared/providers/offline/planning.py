@@ -78,7 +78,7 @@ def catalogue_from_prompt(system: str) -> dict[str, ToolSpec]:
     """Tools listed in a JSON-line protocol prompt (`- `name` — what it does`).
 
     The prompt has no schema, so each `name` in backticks in a description is taken
-    as a required string argument.
+    as a required argument of no stated type.
     """
     if '"tool"' not in system or '"args"' not in system:
         return {}
@@ -87,8 +87,7 @@ def catalogue_from_prompt(system: str) -> dict[str, ToolSpec]:
     catalogue = {}
     for name, description in listed:
         params = [p for p in ARG_NAME.findall(description) if p not in names]
-        schema = {"type": "object", "properties": {p: {"type": "string"} for p in params},
-                  "required": params}
+        schema = {"type": "object", "properties": {p: {} for p in params}, "required": params}
         catalogue[name] = ToolSpec(name, description, schema)
     return catalogue
 
@@ -162,19 +161,16 @@ class Clue:
         choices = [v for p in spec.properties().values() for v in p.get("enum", [])]
         self.choices = words.stems(" ".join(map(str, choices)))  # words other arguments use
 
-    def number_near(self, name: str) -> float | None:
+    def number_near(self, name: str, *, named_only: bool = False) -> float | None:
         """The number written next to the argument's name ("20 sides"), else the first."""
-        if not self.numbers:
-            return None
         plain = words.unquoted(self.text)
-        pick = self.numbers[0]
-        for value, start in self.numbers:
-            around = plain[max(0, start - 20): start + 25]
-            if words.name_stems(name) & words.stems(around):
-                pick = (value, start)
-                break
-        self.numbers.remove(pick)
-        return pick[0]
+        named = [(value, start) for value, start in self.numbers
+                 if words.name_stems(name) & words.stems(plain[max(0, start - 20): start + 25])]
+        if named or (self.numbers and not named_only):
+            pick = (named or self.numbers)[0]
+            self.numbers.remove(pick)
+            return pick[0]
+        return None
 
     def phrase_after_key(self, name: str) -> str | None:
         """The words after the last word that named the tool or this argument."""
@@ -199,19 +195,30 @@ def kind(name: str, prop: dict) -> str:
     """Which FILLERS entry fills this argument."""
     if "enum" in prop:
         return "enum"
-    kinds = prop.get("type", "string")
+    kinds = prop.get("type")
     if isinstance(kinds, list):  # ["string", "null"]
-        kinds = next((k for k in kinds if k != "null"), "string")
-    about = words.name_stems(name) | words.stems(prop.get("description", ""))
-    if kinds == "string" and about & EXPRESSION_WORDS:
+        kinds = next((k for k in kinds if k != "null"), None)
+    about = words.name_stems(name) | words.stems(str(prop.get("description", "")))
+    if kinds in (None, "string") and about & EXPRESSION_WORDS:
         return "expression"
-    return kinds
+    return kinds or "untyped"
 
 
 def _text(name, prop, clue: Clue, required: bool):
     """A string: the next quoted text, else (if required) the phrase after the key word."""
     if clue.quoted:
         return clue.quoted.pop(0)
+    return clue.phrase_after_key(name) if required else None
+
+
+def _untyped(name, prop, clue: Clue, required: bool):
+    """No stated type (a JSON-line prompt's `name`): quoted text, a number next to the
+    argument's name, or (if required) the phrase after the key word."""
+    if clue.quoted:
+        return clue.quoted.pop(0)
+    value = clue.number_near(name, named_only=True)
+    if value is not None:
+        return int(value) if value == int(value) else value
     return clue.phrase_after_key(name) if required else None
 
 
@@ -261,6 +268,7 @@ def _never(name, prop, clue: Clue, required: bool):
 # the kind of an argument -> how its value is found in the request
 FILLERS = {
     "string": _text,
+    "untyped": _untyped,
     "expression": _expression,
     "integer": _integer,
     "number": _number,

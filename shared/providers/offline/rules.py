@@ -1,14 +1,9 @@
-"""The offline model's rules: what it does, decided by the first rule that applies.
+"""The offline model's rules: a table of (when, what the model does); the first rule
+whose condition holds decides the reply. RULES, at the bottom, reads as the model's
+whole behaviour.
 
-    when ...                                   the model ...
-    a planned call is ready to make            calls it (all of them, natively)
-    results are in, a summary is wanted        summarises what was done and is missing
-    results are in                             answers from them
-    a call lacks a required argument           asks the user for it
-    otherwise                                  talks back, saying what it can do
-
-A summary is wanted when no tool is offered any more (a loop's last, tool-less call)
-or the system prompt or the user asks for one.
+To add a rule: write a condition `(Situation) -> bool` and an action
+`(Situation) -> Draft`, and put the pair into RULES above the rules it should win over.
 """
 
 from __future__ import annotations
@@ -67,15 +62,13 @@ def _text(write):
     return lambda s: Draft(write(s))
 
 
-# (when this holds, the model does this): the first match decides. To add a rule, write
-# a condition `(Situation) -> bool` and an action `(Situation) -> Draft`, and put the
-# pair where it should win over the rules below it.
 RULES = (
-    (has_ready_call, call_tools),
-    (wants_summary, _text(writing.summary)),
-    (has_results, _text(writing.answer)),
-    (lacks_arguments, _text(writing.ask)),
-    (always, _text(writing.chat)),
+    # (when ..., the model ...)
+    (has_ready_call, call_tools),             # calls the tools (all in one reply, natively)
+    (wants_summary, _text(writing.summary)),  # sums up what was done and what is missing
+    (has_results, _text(writing.answer)),     # answers from the results
+    (lacks_arguments, _text(writing.ask)),    # asks the user for the arguments it lacks
+    (always, _text(writing.chat)),            # talks back, saying what it can do
 )
 
 

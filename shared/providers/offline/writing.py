@@ -18,6 +18,7 @@ PERSONA = re.compile(r"\bYou are ([A-Z][\w-]*)")
 
 # words all found in a tool's name or description -> how its result is told
 TOLD_AS = (
+    ("current utc time", "It is {result} (UTC), according to the {tool} tool."),
     ("current time", "It is {result}, according to the {tool} tool."),
     ("count word", "That text has {result} words."),
     ("arithmetic", "The answer is {result}."),
