@@ -33,7 +33,10 @@ WEATHER = Tool("get_weather", "Get the current weather for a city.",
                schema({"city": {"type": "string"},
                        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
                       ["city"]), lambda args: f"18 degrees in {args['city']}")
-NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, *KIT_TOOLS]
+SLOW_FETCH = Tool("slow_fetch", "Pretend to fetch a web page, taking some seconds.",
+                  schema({"url": {"type": "string"}, "seconds": {"type": "number"}},
+                         ["url", "seconds"]), lambda args: f"page {args['url']}")
+NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, SLOW_FETCH, *KIT_TOOLS]
 
 
 def ask(text):
@@ -183,6 +186,9 @@ def test_a_failed_call_is_retried_once_then_reported():
      [("get_weather", {"city": "Lisbon"}), ("get_weather", {"city": "Porto"})]),
     ("Roll a die, 8 sides, then reverse 'ab'",
      [("roll_die", {"sides": 8}), ("reverse_text", {"text": "ab"})]),
+    # a detail given once is shared by every call of that tool
+    ("Fetch 'a', 'b' and 'c', 0.5 seconds each",
+     [("slow_fetch", {"url": u, "seconds": 0.5}) for u in "abc"]),
     ("Calculate 3 + 4 and 5 * 6",
      [("calculator", {"expression": "3 + 4"}), ("calculator", {"expression": "5 * 6"})]),
 ])
@@ -226,12 +232,14 @@ def test_a_tool_added_to_stage_06s_registry_is_used_with_no_other_change():
 @pytest.mark.parametrize(("question", "tool", "words"), [
     ("Roll a die", "roll_die", ["sides", "how many sides it has"]),
     ("What's the weather like?", "get_weather", ["city"]),
+    ("Fetch 'a' and 'b'", "slow_fetch", ["seconds"]),
 ])
 def test_asks_for_a_required_argument_it_cannot_fill(question, tool, words):
     reply = OfflineProvider().call(ask(question), "", NEW_TOOLS)
     assert reply.tool_calls == [] and reply.stop_reason == "end_turn", calls_of(reply)
     assert tool in reply.text and reply.text.rstrip().endswith("?"), reply.text
     assert all(word in reply.text for word in words), reply.text
+    assert reply.text.count("To use") == 1, "one question, however many calls need it"
 
 
 def test_a_required_choice_is_asked_for_with_its_allowed_values():

@@ -106,7 +106,7 @@ def plan(request: str, catalogue: dict[str, ToolSpec]) -> list[Need]:
             groups.append([spec, start if loose_start is None else loose_start, end])
             loose_start = None
     needs = [need for spec, start, end in groups for need in fill(spec, request[start:end])]
-    return _without_repeats(needs)
+    return _settled(needs)
 
 
 def best_tool(clause: str, catalogue: dict[str, ToolSpec]) -> ToolSpec | None:
@@ -135,19 +135,22 @@ def fill(spec: ToolSpec, clause: str) -> list[Need]:
     texts = [n for n, p in spec.properties().items() if kind(n, p) == "string"]
     if len(texts) != 1 or texts[0] not in need.args:
         return [need]
-    return [need] + [Need(spec.name, {**need.args, texts[0]: extra}) for extra in clue.quoted]
+    return [need] + [Need(spec.name, {**need.args, texts[0]: extra}, list(need.missing))
+                     for extra in clue.quoted]
 
 
-def _without_repeats(needs: list[Need]) -> list[Need]:
-    """Needs with exact repeats dropped, and a question dropped where a call is complete."""
-    complete = {n.tool for n in needs if not n.missing}
-    kept, seen = [], set()
+def _settled(needs: list[Need]) -> list[Need]:
+    """Needs without repeats, each taking the arguments it lacks from its tool's other
+    calls: in "fetch 'a' and 'b', 2 seconds each", both calls get the 2 seconds."""
     for need in needs:
-        if need.key() in seen or (need.missing and need.tool in complete):
-            continue
-        seen.add(need.key())
-        kept.append(need)
-    return kept
+        for other in needs:
+            if other.tool == need.tool:
+                need.args = {**other.args, **need.args}
+        need.missing = [name for name in need.missing if name not in need.args]
+    kept = {}
+    for need in needs:
+        kept.setdefault(need.key(), need)
+    return list(kept.values())
 
 
 class Clue:

@@ -33,7 +33,7 @@ def answer(s: Situation) -> str:
     told = [o for o in told if o is not None] or _latest_per_call(s.turn)
     sentences = [tell(o, s.catalogue.get(o.tool)) for o in told]
     sentences += [question(need, s.catalogue[need.tool]) for need in s.plan if need.missing]
-    return " ".join(sentences)
+    return " ".join(dict.fromkeys(sentences))  # one question, however many calls need it
 
 
 def tell(observation: Observation, spec: ToolSpec | None) -> str:
@@ -64,7 +64,7 @@ def question(need: Need, spec: ToolSpec) -> str:
 
 def ask(s: Situation) -> str:
     """Questions for every planned call that lacks an argument."""
-    return " ".join(question(n, s.catalogue[n.tool]) for n in s.plan if n.missing)
+    return " ".join(dict.fromkeys(question(n, s.catalogue[n.tool]) for n in s.plan if n.missing))
 
 
 def summary(s: Situation) -> str:
