@@ -18,8 +18,7 @@ from . import words
 MIN_SCORE = 1  # a tool sharing no word with the request is never called
 LISTED_TOOL = re.compile(r"^[ \t]*[-*][ \t]*`(\w+)`[ \t]*(?:—|-|:)[ \t]*(.*)$", re.M)
 ARG_NAME = re.compile(r"`(\w+)`")
-FILLER = frozenset("is are was in of for on at to from with about called named "
-                           "as into".split())
+FILLER = frozenset("is are was in of for on at to from with about called named as into".split())
 EXPRESSION_WORDS = words.stems("expression arithmetic formula math sum")
 
 
@@ -51,9 +50,9 @@ class ToolSpec:
         return [n for n in names or [] if isinstance(n, str) and n in self.properties()]
 
     def score(self, asked: frozenset[str]) -> int:
-        """How strongly a request's stems point at this tool."""
-        return sum(2 if w in self.name_words else 1 if w in self.other_words else 0
-                   for w in asked)
+        """How strongly a request's stems point at this tool: a name word counts twice."""
+        in_name = asked & self.name_words
+        return 2 * len(in_name) + len((asked - in_name) & self.other_words)
 
 
 @dataclass
@@ -94,17 +93,17 @@ def catalogue_from_prompt(system: str) -> dict[str, ToolSpec]:
 
 def plan(request: str, catalogue: dict[str, ToolSpec]) -> list[Need]:
     """The calls a request needs, in the order it asks for them."""
-    groups: list[list] = []  # [tool spec, start, end]: a clause and what it asks for
-    loose_start = None
+    groups: list[list] = []  # [tool spec, start, end]: a clause and the tool it asks for
+    detail_start = None  # a clause naming no tool is a detail of its neighbour
     for start, end in words.clauses(request):
         spec = best_tool(request[start:end], catalogue)
         if spec is None and groups:
-            groups[-1][2] = end  # "... between 1 and 6": the detail joins its clause
-        elif spec is None:
-            loose_start = start if loose_start is None else loose_start
-        else:
-            groups.append([spec, start if loose_start is None else loose_start, end])
-            loose_start = None
+            groups[-1][2] = end  # "roll a number between 1 and 6": "6" joins "roll ... 1"
+        elif spec is None and detail_start is None:
+            detail_start = start  # "'a b c'. How many words?": the text joins what follows
+        elif spec is not None:
+            groups.append([spec, start if detail_start is None else detail_start, end])
+            detail_start = None
     needs = [need for spec, start, end in groups for need in fill(spec, request[start:end])]
     return _settled(needs)
 
@@ -112,12 +111,8 @@ def plan(request: str, catalogue: dict[str, ToolSpec]) -> list[Need]:
 def best_tool(clause: str, catalogue: dict[str, ToolSpec]) -> ToolSpec | None:
     """The tool whose words overlap the clause most (the first one on a tie), or None."""
     asked = words.request_stems(clause)
-    best, best_score = None, MIN_SCORE - 1
-    for spec in catalogue.values():
-        score = spec.score(asked)
-        if score > best_score:
-            best, best_score = spec, score
-    return best
+    best = max(catalogue.values(), key=lambda spec: spec.score(asked), default=None)
+    return best if best is not None and best.score(asked) >= MIN_SCORE else None
 
 
 def fill(spec: ToolSpec, clause: str) -> list[Need]:
@@ -132,7 +127,7 @@ def fill(spec: ToolSpec, clause: str) -> list[Need]:
             need.args[name] = value
         elif name in required:
             need.missing.append(name)
-    texts = [n for n, p in spec.properties().items() if kind(n, p) == "string"]
+    texts = [n for n, p in spec.properties().items() if kind(n, p) in ("string", "untyped")]
     if len(texts) != 1 or texts[0] not in need.args:
         return [need]
     return [need] + [Need(spec.name, {**need.args, texts[0]: extra}, list(need.missing))
@@ -161,10 +156,10 @@ class Clue:
         self.quoted = words.quoted(clause)
         self.numbers = words.numbers(clause)
         self.keys = words.request_stems(clause) & (spec.name_words | spec.other_words)
-        choices = [v for p in spec.properties().values() for v in p.get("enum", [])]
+        choices = [v for p in spec.properties().values() for v in _choices(p)]
         self.choices = words.stems(" ".join(map(str, choices)))  # words other arguments use
 
-    def number_near(self, name: str, *, named_only: bool = False) -> float | None:
+    def number_near(self, name: str, *, named_only: bool = False) -> int | float | None:
         """The number written next to the argument's name ("20 sides"), else the first."""
         plain = words.unquoted(self.text)
         named = [(value, start) for value, start in self.numbers
@@ -221,7 +216,7 @@ def _untyped(name, prop, clue: Clue, required: bool):
         return clue.quoted.pop(0)
     value = clue.number_near(name, named_only=True)
     if value is not None:
-        return int(value) if value == int(value) else value
+        return value
     return clue.phrase_after_key(name) if required else None
 
 
@@ -233,26 +228,29 @@ def _expression(name, prop, clue: Clue, required: bool):
 def _integer(name, prop, clue: Clue, required: bool):
     """A whole number from the clause."""
     value = clue.number_near(name)
-    return int(value) if value is not None and value == int(value) else None
+    return value if isinstance(value, int) else None
 
 
 def _number(name, prop, clue: Clue, required: bool):
-    """A number from the clause, written as an int when it is whole."""
-    value = clue.number_near(name)
-    if value is None:
-        return None
-    return int(value) if value == int(value) else value
+    """A number from the clause, as it was written (20 or 0.5)."""
+    return clue.number_near(name)
 
 
 def _enum(name, prop, clue: Clue, required: bool):
     """The allowed value the clause names (by word, any case), else None."""
     asked = words.stems(clue.text)
-    for value in prop["enum"]:
+    for value in _choices(prop):
         if isinstance(value, str) and words.name_stems(value) and words.name_stems(value) <= asked:
             return value
         if not isinstance(value, str) and any(value == n for n, _ in clue.numbers):
             return value
     return None
+
+
+def _choices(prop: dict) -> list:
+    """The allowed values of an argument (none for a malformed `enum`)."""
+    choices = prop.get("enum")
+    return choices if isinstance(choices, list) else []
 
 
 def _list(name, prop, clue: Clue, required: bool):

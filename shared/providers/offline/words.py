@@ -6,6 +6,7 @@ Everything here is plain string work; nothing knows about tools or messages.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from functools import lru_cache
 
@@ -118,14 +119,19 @@ def request_stems(text: str) -> frozenset[str]:
     return found
 
 
-def numbers(text: str) -> list[tuple[float, int]]:
-    """The numbers outside quotes, each with its position: [(value, start), ...]."""
+def numbers(text: str) -> list[tuple[int | float, int]]:
+    """The numbers outside quotes, as written (20 or 0.5), each with its position."""
     found = []
     for m in NUMBER.finditer(unquoted(text)):
-        value, start = m.group(), m.start()
-        if value.startswith("-") and start > 0 and text[start - 1] not in " (":
-            value, start = value[1:], start + 1  # "1-6": a dash, not a minus sign
-        found.append((float(value), start))
+        written, start = m.group(), m.start()
+        if written.startswith("-") and start > 0 and text[start - 1] not in " (":
+            written, start = written[1:], start + 1  # "1-6": a dash, not a minus sign
+        try:
+            value = float(written) if "." in written else int(written)
+        except ValueError:
+            continue  # thousands of digits: no argument wants that
+        if math.isfinite(value):
+            found.append((value, start))
     return found
 
 
