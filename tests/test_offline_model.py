@@ -336,6 +336,22 @@ def test_summary_of_json_line_results_and_of_an_unanswered_call():
     assert "Summary" not in OfflineProvider().call(orphan, "", []).text, "no results yet"
 
 
+def test_the_last_tool_less_call_of_a_loop_gets_a_summary_whatever_it_says():
+    messages = _two_calls_one_failed() + ask("You are out of iterations: stop here.")
+    reply = OfflineProvider().call(messages, "", [])
+    assert reply.text.startswith("Summary") and "the counter is broken" in reply.text
+    with_tools = OfflineProvider().call(messages, "", KIT_TOOLS)
+    assert not with_tools.text.startswith("Summary"), "with tools offered it is a new request"
+
+
+def test_a_summary_asked_in_a_later_turn_covers_the_turn_that_used_tools():
+    messages = _two_calls_one_failed() + [
+        {"role": "assistant", "content": "It is 09:30."}, *ask("thanks"),
+        {"role": "assistant", "content": "You're welcome."}, *ask("Recap, please.")]
+    reply = OfflineProvider().call(messages, "", KIT_TOOLS)
+    assert "Summary" in reply.text and "2026-05-01T09:30" in reply.text, reply.text
+
+
 def test_a_later_turn_can_mention_what_a_tool_said_earlier():
     messages = _two_calls_one_failed() + [
         {"role": "assistant", "content": "It is noon."}, {"role": "user", "content": "thanks"}]

@@ -48,11 +48,16 @@ class Situation:
     request: str = ""  # the latest thing the user asked
     earlier: list[str] = field(default_factory=list)  # what the user asked before
     turn: list[Observation] = field(default_factory=list)  # results since the request
-    before: list[Observation] = field(default_factory=list)  # results of earlier turns
+    # the latest earlier request that used tools, and its results
+    last_turn: tuple[str, list[Observation]] = ("", [])
     unanswered: list[str] = field(default_factory=list)  # calls with no result (names)
     summary_asked: bool = False
     calls_so_far: int = 0
     plan: list[Need] = field(default_factory=list)
+
+    def results(self) -> tuple[str, list[Observation]]:
+        """(request, its tool results): this turn's, else the latest turn that had some."""
+        return (self.request, self.turn) if self.turn else self.last_turn
 
     def pending(self) -> list[Need]:
         """Planned calls with every argument, no good result, and a retry left."""
@@ -99,13 +104,14 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
         args = args if name == result.group(1) else None
         situation.turn.append(Observation(result.group(1), args, result.group(2)))
         return
-    if situation.turn and ASKS_FOR_SUMMARY.search(content):
-        situation.summary_asked = True  # about this turn: its results stay in view
+    if ASKS_FOR_SUMMARY.search(content) and situation.results()[1]:
+        situation.summary_asked = True  # about the results so far: they stay in view
         return
     if situation.request:
         situation.earlier.append(situation.request)
+    if situation.turn:
+        situation.last_turn = (situation.request, situation.turn)
     situation.request = content
-    situation.before += situation.turn
     situation.turn = []
 
 
@@ -123,8 +129,8 @@ def _json_line_call(text: str) -> tuple[str, dict | None]:
 
 
 def wants_summary(situation: Situation) -> bool:
-    """Tool results are in, and no tool is offered or a summary is asked for."""
-    if not (situation.turn or situation.summary_asked):
+    """Tool results are in view, and no tool is offered or a summary is asked for."""
+    if not situation.results()[1]:
         return False
     asked = situation.summary_asked or bool(ASKS_FOR_SUMMARY.search(situation.system))
     return asked or not situation.catalogue

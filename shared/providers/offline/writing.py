@@ -69,21 +69,22 @@ def ask(s: Situation) -> str:
 
 def summary(s: Situation) -> str:
     """An honest summary of the tool results: what was done, what failed, what is missing."""
-    observed = s.turn or s.before
-    if not observed:
-        return "There is nothing to summarise yet: no tool has run in this conversation."
+    request, observed = s.results()
     counts = Counter(o.tool for o in observed)
-    done, failed = [], []
+    done, missing = [], []
     for o in _latest_per_tool(observed):
         times = f" ({counts[o.tool]} calls)" if counts[o.tool] > 1 else ""
-        (failed if o.failed else done).append(f"{o.tool}{times} → {_cut(o.result.strip())}")
-    missing = [f"failed: {item}" for item in failed]
+        line = f"{o.tool}{times} → {_cut(o.result.strip())}"
+        if o.failed:
+            missing.append(f"failed: {line}")
+        else:
+            done.append(line)
     missing += [f"{name} was called but no result came back" for name in s.unanswered]
     text = (f"Summary, written by rules (tao's offline model): {len(observed)} tool "
             f"result(s) so far. Done: {'; '.join(done) or 'nothing succeeded'}.")
     if missing:
         return f"{text} Missing: {'; '.join(missing)}."
-    asked = f' "{_short(s.request)}"' if s.request.strip() else ""
+    asked = f' "{_short(request)}"' if request.strip() else ""
     return f"{text} Nothing failed, but I cannot tell whether that covers everything{asked}."
 
 
@@ -98,8 +99,8 @@ def chat(s: Situation) -> str:
         parts.append(f'You said "{_short(s.request)}".')
     if s.earlier:
         parts.append(f'Earlier you said "{_short(s.earlier[-1])}".')
-    if s.before:
-        last = s.before[-1]
+    if s.last_turn[1]:
+        last = s.last_turn[1][-1]
         parts.append(f'Earlier the {last.tool} tool said "{_short(last.result)}".')
     parts.append(_what_i_can_do(s.catalogue))
     return " ".join(parts)
