@@ -198,6 +198,15 @@ def test_new_tools_are_chosen_by_their_words_and_filled_from_the_schema(question
     assert reply.stop_reason == "tool_use"
 
 
+def test_a_tool_named_for_the_request_beats_one_that_mentions_it_in_passing():
+    dictionary = Tool("dictionary", "Look up a word: its meaning, or translate it.",
+                      schema({"word": {"type": "string"}}, ["word"]), str)
+    translate = Tool("translate", "Turn a text into English.",
+                     schema({"text": {"type": "string"}}, ["text"]), str)
+    reply = OfflineProvider().call(ask("Translate 'hola'"), "", [dictionary, translate])
+    assert calls_of(reply) == [("translate", {"text": "hola"})], "a name word counts twice"
+
+
 def test_new_tools_work_through_stage_07s_own_loop():
     answer = _run_loop_with(NEW_TOOLS, "What's the weather in 'Lisbon', and reverse 'stressed'")
     assert "18 degrees in Lisbon" in answer and "desserts" in answer, answer
