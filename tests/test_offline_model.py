@@ -161,7 +161,7 @@ def test_a_failed_call_is_retried_once_then_reported():
     broken = Tool("roll_die", ROLL_DIE.description, ROLL_DIE.schema, always_fails)
     answer = _run_loop_with([broken], "Roll a die with 6 sides")
     assert failures == [{"sides": 6}, {"sides": 6}], "one try and exactly one retry"
-    assert "roll_die tool failed" in answer and "fell off the table" in answer
+    assert "roll_die tool (sides=6) failed" in answer and "fell off the table" in answer
 
 
 # ---------------------------------------------------------------- tools it has never seen
@@ -210,6 +210,12 @@ def test_a_tool_named_for_the_request_beats_one_that_mentions_it_in_passing():
 def test_new_tools_work_through_stage_07s_own_loop():
     answer = _run_loop_with(NEW_TOOLS, "What's the weather in 'Lisbon', and reverse 'stressed'")
     assert "18 degrees in Lisbon" in answer and "desserts" in answer, answer
+
+
+def test_two_calls_of_one_tool_are_both_told_with_their_arguments():
+    answer = _run_loop_with(NEW_TOOLS, "Roll a die with 6 sides and a die with 20 sides")
+    assert "roll_die tool (sides=6) says: 17" in answer, answer
+    assert "roll_die tool (sides=20) says: 17" in answer, "the same result, told twice"
 
 
 @pytest.mark.parametrize(("question", "line"), [

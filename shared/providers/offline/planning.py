@@ -156,8 +156,8 @@ class Clue:
         self.quoted = words.quoted(clause)
         self.numbers = words.numbers(clause)
         self.keys = words.request_stems(clause) & (spec.name_words | spec.other_words)
-        choices = [v for p in spec.properties().values() for v in _choices(p)]
-        self.choices = words.stems(" ".join(map(str, choices)))  # words other arguments use
+        allowed = [v for p in spec.properties().values() for v in choices(p)]
+        self.choices = words.stems(" ".join(map(str, allowed)))  # words other arguments use
 
     def number_near(self, name: str, *, named_only: bool = False) -> int | float | None:
         """The number written next to the argument's name ("20 sides"), else the first."""
@@ -239,7 +239,7 @@ def _number(name, prop, clue: Clue, required: bool):
 def _enum(name, prop, clue: Clue, required: bool):
     """The allowed value the clause names (by word, any case), else None."""
     asked = words.stems(clue.text)
-    for value in _choices(prop):
+    for value in choices(prop):
         if isinstance(value, str) and words.name_stems(value) and words.name_stems(value) <= asked:
             return value
         if not isinstance(value, str) and any(value == n for n, _ in clue.numbers):
@@ -247,7 +247,7 @@ def _enum(name, prop, clue: Clue, required: bool):
     return None
 
 
-def _choices(prop: dict) -> list:
+def choices(prop: dict) -> list:
     """The allowed values of an argument (none for a malformed `enum`)."""
     choices = prop.get("enum")
     return choices if isinstance(choices, list) else []

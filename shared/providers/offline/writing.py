@@ -11,7 +11,7 @@ from collections import Counter
 
 from . import words
 from .conversation import Observation, Situation
-from .planning import Need, ToolSpec, kind
+from .planning import Need, ToolSpec, choices, kind
 
 RESULT_LIMIT = 300  # characters of one result quoted in an answer
 PERSONA = re.compile(r"\bYou are ([A-Z][\w-]*)")
@@ -23,8 +23,8 @@ TOLD_AS = (
     ("count word", "That text has {result} words."),
     ("arithmetic", "The answer is {result}."),
 )
-TOLD_PLAINLY = "The {tool} tool says: {result}"
-TOLD_FAILED = "The {tool} tool failed ({result}), so I can't answer that part."
+TOLD_PLAINLY = "The {tool} tool{args} says: {result}"
+TOLD_FAILED = "The {tool} tool{args} failed ({result}), so I can't answer that part."
 
 
 def answer(s: Situation) -> str:
@@ -32,20 +32,21 @@ def answer(s: Situation) -> str:
     told = [_latest(s.turn, need) for need in s.plan]
     told = [o for o in told if o is not None] or _latest_per_call(s.turn)
     sentences = [tell(o, s.catalogue.get(o.tool)) for o in told]
-    sentences += [question(need, s.catalogue[need.tool]) for need in s.plan if need.missing]
-    return " ".join(dict.fromkeys(sentences))  # one question, however many calls need it
+    return " ".join([*sentences, ask(s)]).strip()
 
 
 def tell(observation: Observation, spec: ToolSpec | None) -> str:
     """One sentence that passes a tool result on."""
     result = _cut(observation.result.strip()) or "(nothing)"
+    args = ", ".join(f"{k}={v}" for k, v in (observation.args or {}).items())
+    said = {"tool": observation.tool, "result": result, "args": f" ({args})" if args else ""}
     if observation.failed:
-        return TOLD_FAILED.format(tool=observation.tool, result=result)
+        return TOLD_FAILED.format(**said)
     tool_words = (spec.name_words | spec.other_words) if spec else set()
     for needed, sentence in TOLD_AS:
         if words.stems(needed) <= tool_words:
-            return sentence.format(tool=observation.tool, result=result)
-    return TOLD_PLAINLY.format(tool=observation.tool, result=result)
+            return sentence.format(**said)
+    return TOLD_PLAINLY.format(**said)
 
 
 def question(need: Need, spec: ToolSpec) -> str:
@@ -53,10 +54,10 @@ def question(need: Need, spec: ToolSpec) -> str:
     wanted = []
     for name in need.missing:
         prop = spec.properties().get(name, {})
-        about = prop.get("description", "").strip().rstrip(".")
+        about = str(prop.get("description", "")).strip().rstrip(".")
         label = f"the {name}" + (f" ({about})" if about else "")
         if kind(name, prop) == "enum":
-            label += ": one of " + ", ".join(str(v) for v in prop["enum"])
+            label += ": one of " + ", ".join(str(v) for v in choices(prop))
         wanted.append(label)
     which = "it" if len(wanted) == 1 else "they"
     return f"To use {spec.name} I need {' and '.join(wanted)}. What should {which} be?"
@@ -112,7 +113,9 @@ def _what_i_can_do(catalogue: dict[str, ToolSpec]) -> str:
         return "No tools here yet, so all I can do is talk back."
     tools = [f"{spec.name} ({_first_sentence(spec.description)})" if spec.description.strip()
              else spec.name for spec in catalogue.values()]
-    listed = tools[0] if len(tools) == 1 else ", ".join(tools[:-1]) + " and " + tools[-1]
+    if len(tools) == 1:
+        return f"Here I can use {tools[0]}: ask for something it does."
+    listed = ", ".join(tools[:-1]) + " and " + tools[-1]
     return f"Here I can use {listed}: ask for something one of them does."
 
 
