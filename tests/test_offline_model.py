@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
@@ -12,7 +11,6 @@ from shared.cli.repo import load_stage
 from shared.providers import OfflineProvider, ProviderError, Tool, get_provider
 from shared.providers.offline import QUIRKS
 from shared.providers.offline.words import quoted, stem
-from shared.trace import Trace, make_console
 
 JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
 LOOP = load_stage("07", "loop")
@@ -295,13 +293,16 @@ def test_quotes_are_found_and_apostrophes_inside_words_are_not_quotes(text, expe
 @pytest.mark.parametrize(("one", "other"), [
     ("words", "word"), ("sides", "side"), ("calculator", "calculate"),
     ("reversed", "reverse"), ("cities", "city"), ("counting", "count"),
+    ("glasses", "glass"),  # a word ending in "ss" is not a plural of one ending in "s"
 ])
 def test_stemming_lets_word_forms_meet(one, other):
     assert stem(one) == stem(other)
 
 
-def test_stemming_keeps_different_words_apart():
-    assert stem("class") != stem("clas") and stem("time") != stem("text")
+@pytest.mark.parametrize(("one", "other"), [("time", "text"), ("word", "world"),
+                                            ("note", "now")])
+def test_stemming_keeps_different_words_apart(one, other):
+    assert stem(one) != stem(other)
 
 
 # ---------------------------------------------------------------- summaries and memory
@@ -425,13 +426,6 @@ def test_a_stage_reports_a_bad_setting_in_one_line():
     done = run_stage("01", "hi", TAO_OFFLINE_DELAY="abc")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("error: offline: TAO_OFFLINE_DELAY")
-
-
-def test_the_trace_footer_shows_the_estimated_usage():
-    trace = Trace(make_console(file=io.StringIO(), width=80))
-    reply = OfflineProvider().call(ask("hello"), "", [])
-    trace.answer(reply.text, usage=reply.usage)
-    assert f"{reply.usage['input_tokens']} in" in trace.console.file.getvalue()
 
 
 # ---------------------------------------------------------------- bad input
