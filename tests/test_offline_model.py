@@ -205,6 +205,14 @@ def test_a_tool_named_for_the_request_beats_one_that_mentions_it_in_passing():
     assert calls_of(reply) == [("translate", {"text": "hola"})], "a name word counts twice"
 
 
+@pytest.mark.parametrize("question", [
+    "How many tools do you have?",  # "how many" suggests counting, but names nothing to count
+    "Write me a poem", "Tell me about yourself"])
+def test_a_request_no_tool_is_for_gets_a_plain_answer(question):
+    reply = OfflineProvider().call(ask(question), "", NEW_TOOLS)
+    assert reply.tool_calls == [] and "offline model" in reply.text, calls_of(reply)
+
+
 def test_new_tools_work_through_stage_07s_own_loop():
     answer = _run_loop_with(NEW_TOOLS, "What's the weather in 'Lisbon', and reverse 'stressed'")
     assert "18 degrees in Lisbon" in answer and "desserts" in answer, answer

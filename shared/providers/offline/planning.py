@@ -112,7 +112,9 @@ def best_tool(clause: str, catalogue: dict[str, ToolSpec]) -> ToolSpec | None:
     """The tool whose words overlap the clause most (the first one on a tie), or None."""
     asked = words.request_stems(clause)
     best = max(catalogue.values(), key=lambda spec: spec.score(asked), default=None)
-    return best if best is not None and best.score(asked) >= MIN_SCORE else None
+    if best is None or best.score(words.request_stems(clause, strong_only=True)) < MIN_SCORE:
+        return None  # "how many ..." alone is no reason to count words
+    return best
 
 
 def fill(spec: ToolSpec, clause: str) -> list[Need]:

@@ -20,11 +20,12 @@ there these they this those to too up us use using very want was we were what wh
 where which who whom why will with would you your yourself
 """.split())
 
-# a phrase in a request -> the words it stands for (so "how many" can meet "count")
+# a phrase in a request -> the words it stands for (so "how many" can meet "count"), and
+# whether those words alone may pick a tool ("how many" alone could be about anything)
 IMPLIED = (
-    (re.compile(r"\bhow (many|much)\b"), "count number"),
-    (re.compile(r"\d\s*(\*\*|//|[-+*/%^×÷])\s*[(\d.]"), "arithmetic calculate expression"),
-    (re.compile(r"\b(what day|today|tonight)\b"), "date time"),
+    (re.compile(r"\bhow (many|much)\b"), "count number", False),
+    (re.compile(r"\d\s*(\*\*|//|[-+*/%^×÷])\s*[(\d.]"), "arithmetic calculate expression", True),
+    (re.compile(r"\b(what day|today|tonight)\b"), "date time", True),
 )
 
 # a quote opens where no letter is just before it and closes where none is just after,
@@ -109,12 +110,13 @@ def unquoted(text: str) -> str:
     return "".join(pieces) + text[done:]
 
 
-def request_stems(text: str) -> frozenset[str]:
-    """What a request asks about: its own stems plus the words its phrases imply."""
+def request_stems(text: str, *, strong_only: bool = False) -> frozenset[str]:
+    """What a request asks about: its own stems plus the words its phrases imply
+    (only those that may pick a tool alone, with `strong_only`)."""
     plain = unquoted(text)
     found = stems(plain)
-    for pattern, implied in IMPLIED:
-        if pattern.search(plain.lower()):
+    for pattern, implied, alone in IMPLIED:
+        if (alone or not strong_only) and pattern.search(plain.lower()):
             found |= stems(implied)
     return found
 
