@@ -263,6 +263,20 @@ def test_asks_for_a_required_argument_it_cannot_fill(question, tool, words):
     assert reply.text.count("To use") == 1, "one question, however many calls need it"
 
 
+def test_it_calls_what_it_can_and_asks_for_the_rest():
+    answer = _run_loop_with(NEW_TOOLS, "What time is it, and roll a die")
+    assert answer.startswith("It is 20"), "the time was fetched first"
+    assert "To use roll_die I need the sides" in answer, answer
+
+
+def test_json_line_stages_make_one_call_per_reply_and_answer_with_all():
+    loop = load_stage("06", "loop")
+    model = OfflineProvider()
+    answer = loop.agent_step("What time is it, and how many words are in 'a b c'?", [],
+                             model, loop.build_agent_system())
+    assert answer.startswith("It is 20") and answer.endswith("That text has 3 words."), answer
+
+
 def test_a_required_choice_is_asked_for_with_its_allowed_values():
     units = Tool("convert", "Convert a temperature to another unit.",
                  schema({"degrees": {"type": "number"},
