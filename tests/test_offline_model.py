@@ -64,6 +64,13 @@ def test_json_protocol_time_question_takes_two_turns():
     assert "2026-05-01T09:30" in second and not second.startswith("{")
 
 
+@pytest.mark.parametrize("number", ["04", "05", "06"])
+def test_every_json_line_stage_prompt_is_read(number):
+    system = load_stage(number, "loop").build_agent_system()
+    reply = "".join(OfflineProvider().stream(ask("What time is it?"), system))
+    assert json.loads(reply) == {"tool": "now", "args": {}}, f"stage {number}: {reply!r}"
+
+
 @pytest.mark.parametrize(("question", "line"), [
     ("How many words are in 'the quick brown fox'?",
      {"tool": "wordcount", "args": {"text": "the quick brown fox"}}),
