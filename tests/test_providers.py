@@ -1,18 +1,16 @@
-"""Provider selection, the offline model, the scripted double and the fallback."""
+"""Provider selection, the scripted double and the fallback (the offline model has
+test_offline_model.py)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import pytest
 from helpers import clean_env
 
-from shared.cli.repo import load_stage
 from shared.providers import (
     FallbackProvider,
-    OfflineProvider,
     ProviderError,
     Reply,
     ScriptedProvider,
@@ -22,14 +20,9 @@ from shared.providers import (
     choose_provider,
     get_provider,
 )
-from shared.providers.offline import QUIRKS
 
-JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
 NOW = Tool("now", "Return the current UTC time.", {"type": "object", "properties": {}},
            lambda args: "t")
-WORDCOUNT = Tool("wordcount", "Count the words in a text.",
-                 {"type": "object", "properties": {"text": {"type": "string"}}},
-                 lambda args: "3")
 
 
 def ask(text):
@@ -78,90 +71,6 @@ def test_offline_path_imports_neither_sdk_and_says_what_it_is():
     assert done.stdout.strip().endswith("[]"), "building the offline model imported an SDK"
     assert "offline" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
     assert done.stderr.count("model:") == 1
-
-
-# ---------------------------------------------------------------- the offline model
-
-
-def test_offline_json_protocol_time_question_takes_two_turns():
-    model = OfflineProvider()
-    messages = ask("What time is it?")
-    first = "".join(model.stream(messages, JSON_PROTOCOL))
-    assert json.loads(first) == {"tool": "now", "args": {}}
-    messages += [{"role": "assistant", "content": first},
-                 {"role": "user", "content": "<tool_result tool=now>\n2026-05-01T09:30\n"
-                                             "</tool_result>"}]
-    second = "".join(model.stream(messages, JSON_PROTOCOL))
-    assert "2026-05-01T09:30" in second and not second.startswith("{")
-
-
-def test_offline_picks_wordcount_with_the_quoted_text():
-    reply = "".join(OfflineProvider().stream(
-        ask("How many words are in 'the quick brown fox'?"), JSON_PROTOCOL))
-    assert json.loads(reply) == {"tool": "wordcount", "args": {"text": "the quick brown fox"}}
-
-
-def test_offline_answers_plainly_when_no_tool_fits_and_says_what_it_is():
-    reply = "".join(OfflineProvider().stream(ask("Write me a poem"), JSON_PROTOCOL))
-    assert not reply.lstrip().startswith("{")
-    assert "offline model" in reply and "now" in reply and "wordcount" in reply
-
-
-def test_offline_without_tools_never_emits_a_tool_call():
-    reply = "".join(OfflineProvider().stream(ask("What time is it?"), "You are Tao."))
-    assert "Tao" in reply and "{" not in reply
-
-
-def test_offline_remembers_the_conversation():
-    history = ask("my name is Ada") + [{"role": "assistant", "content": "ok"}] + ask("and?")
-    assert "my name is Ada" in "".join(OfflineProvider().stream(history))
-
-
-def test_offline_streams_in_small_deltas():
-    deltas = list(OfflineProvider().stream(ask("hello there")))
-    assert len(deltas) > 5 and max(len(d) for d in deltas) < 20
-
-
-def test_offline_native_two_tool_question_calls_both_in_one_reply():
-    model = OfflineProvider()
-    messages = ask("What time is it, and how many words are in "
-                   "'the quick brown fox jumps over the lazy dog'?")
-    reply = model.call(messages, "", [NOW, WORDCOUNT])
-    assert [(c.name, c.args) for c in reply.tool_calls] == [
-        ("now", {}), ("wordcount", {"text": "the quick brown fox jumps over the lazy dog"})]
-    assert reply.stop_reason == "tool_use"
-    messages.append(reply.assistant_message())
-    for call, result in zip(reply.tool_calls, ["2026-05-01T09:30", "9"], strict=True):
-        messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
-                         "content": result})
-    final = model.call(messages, "", [NOW, WORDCOUNT])
-    assert final.tool_calls == [] and "2026-05-01T09:30" in final.text and "9" in final.text
-
-
-@pytest.mark.parametrize(("quirk", "check"), [
-    ("blank_lines", lambda r: r.startswith("\n\n{") and json.loads(r)),
-    ("fenced", lambda r: r.startswith("```json\n")),
-    ("prose", lambda r: not r.startswith("{") and r.rstrip().endswith("}")),
-    ("broken_json", lambda r: r.startswith("{") and _not_json(r)),
-    ("unknown_tool", lambda r: json.loads(r)["tool"] not in ("now", "wordcount")),
-])
-def test_offline_quirks_show_real_model_mistakes(quirk, check):
-    reply = "".join(OfflineProvider(quirk=quirk).stream(ask("What time is it?"), JSON_PROTOCOL))
-    assert check(reply), reply
-
-
-def _not_json(text):
-    try:
-        json.loads(text)
-    except ValueError:
-        return True
-    return False
-
-
-def test_every_quirk_is_tested_and_a_bad_one_is_refused():
-    assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool"}
-    with pytest.raises(ProviderError, match="unknown quirk"):
-        OfflineProvider(quirk="sulky")
 
 
 # ---------------------------------------------------------------- scripted and fallback

@@ -1,0 +1,111 @@
+"""The offline model: a few rules standing in for a language model, so every stage runs
+with no key and no network. It is not clever, and says so.
+
+It reads what a real model reads: the system prompt (the tools a JSON-line protocol
+lists), the native `tools`, and the conversation (conversation.py). It picks tools by
+the words they share with the request and fills their arguments from the schema
+(planning.py), then the first rule that applies decides the reply (rules.py), in
+words from writing.py. A quirk, if chosen, spoils that reply in one place (quirks.py).
+
+A learner's own tool needs no change here: a good name and description are enough.
+
+To change what it does, add a rule to the table in rules.py (its docstring says how).
+To teach it a new kind of argument, add an entry to planning.FILLERS; to tell a kind
+of result in its own words, add a line to writing.TOLD_AS.
+
+Settings: TAO_OFFLINE_QUIRK (one of QUIRKS) and TAO_OFFLINE_DELAY (seconds per delta).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Iterator
+
+from ..base import Provider, ProviderError, Reply, Tool
+from ..defaults import DEFAULT_MODELS
+from .conversation import read_situation
+from .quirks import QUIRKS, apply_quirk
+from .rules import Draft, decide
+
+__all__ = ["QUIRKS", "OfflineProvider"]
+
+DELTA = re.compile(r"\s*\S{1,12}\s*|\s+")  # word-sized text deltas, long words in pieces
+MAX_DELAY = 10.0  # seconds per delta; more is a typo, not a wish
+CHARS_PER_TOKEN = 4  # the usual rough estimate for English text
+
+
+class OfflineProvider(Provider):
+    """The built-in rule-based model, named as such on screen."""
+
+    name = "offline"
+
+    def __init__(self, model: str | None = None, *, quirk: str | None = None,
+                 delay: float | None = None):
+        self.model = model or DEFAULT_MODELS["offline"]
+        self.quirk = _chosen_quirk(quirk)
+        self.delay = _chosen_delay(delay)
+
+    def describe(self) -> str:
+        """One line for the screen: which model answers, and its quirk."""
+        extra = f" with the {self.quirk} quirk" if self.quirk else ""
+        return f"offline, the built-in rule-based model{extra}"
+
+    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+        """Decide the reply by the rules, stream its text in small deltas, then the Reply."""
+        situation = read_situation(messages, system or "", tools)
+        draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
+                            tool_names=situation.catalogue)
+        for piece in DELTA.findall(draft.text):
+            if self.delay:
+                time.sleep(self.delay)
+            yield piece
+        stop_reason = "tool_use" if draft.calls else "end_turn"
+        yield Reply(draft.text, draft.calls, stop_reason,
+                    estimate_usage(messages, system or "", tools, draft))
+
+
+def estimate_usage(messages, system: str, tools, draft: Draft) -> dict:
+    """Token counts estimated as characters / 4, marked as estimates."""
+    sent = len(system) + sum(len(_as_text(m)) for m in messages)
+    sent += sum(len(f"{t.name}{t.description}{json.dumps(t.schema, default=str)}")
+                for t in tools)
+    written = len(draft.text) + sum(len(c.name + json.dumps(c.args)) for c in draft.calls)
+    return {"input_tokens": math.ceil(sent / CHARS_PER_TOKEN),
+            "output_tokens": math.ceil(written / CHARS_PER_TOKEN), "estimated": True}
+
+
+def _as_text(message: dict) -> str:
+    """The characters of a message a model would read: its content and its calls."""
+    calls = message.get("tool_calls") or []
+    return str(message.get("content") or "") + "".join(
+        str(c.get("name", "")) + json.dumps(c.get("args"), default=str) for c in calls)
+
+
+def _chosen_quirk(quirk: str | None) -> str | None:
+    """The quirk from the argument, else TAO_OFFLINE_QUIRK; a clear error if unknown."""
+    source = "quirk"
+    if quirk is None:
+        quirk, source = os.environ.get("TAO_OFFLINE_QUIRK") or None, "TAO_OFFLINE_QUIRK"
+    if quirk is not None and quirk not in QUIRKS:
+        raise ProviderError(f"offline: {source}={quirk!r} is an unknown quirk: "
+                            f"choose one of {', '.join(QUIRKS)}")
+    return quirk
+
+
+def _chosen_delay(delay: float | None) -> float:
+    """Seconds per delta from the argument, else TAO_OFFLINE_DELAY; a clear error if bad."""
+    source, raw = "delay", delay
+    if delay is None:
+        source, raw = "TAO_OFFLINE_DELAY", os.environ.get("TAO_OFFLINE_DELAY") or "0"
+    try:
+        seconds = float(raw)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not 0 <= seconds <= MAX_DELAY:  # also refuses nan
+        raise ProviderError(f"offline: {source}={raw!r} is not a delay: use a number of "
+                            f"seconds from 0 to {MAX_DELAY:g}, such as 0.05")
+    return seconds

@@ -1,0 +1,136 @@
+"""What the offline model reads before it answers: the situation a conversation is in.
+
+It reads what a real model reads: the system prompt, the native `tools`, and the
+messages. Tool results come in two shapes: `role: tool` messages (native calls) and
+`<tool_result tool=NAME>` user messages (the JSON-line protocol of stages 04-06).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from .planning import Need, ToolSpec, catalogue_from_prompt, catalogue_from_tools, plan
+
+TOOL_RESULT = re.compile(r"^<tool_result tool=([\w.-]+)>\n?(.*?)\n?</tool_result>\s*$", re.S)
+ASKS_FOR_SUMMARY = re.compile(
+    r"\b(summar(y|ies|i[sz]e|i[sz]ing)|recap|what (was|has been|you) (done|did|have done))\b",
+    re.I)
+RETRIES = 1  # a failed call is tried once more, as a real model would
+
+
+@dataclass
+class Observation:
+    """One tool result the model has read, with the call that asked for it if known."""
+
+    tool: str
+    args: dict | None
+    result: str
+
+    @property
+    def failed(self) -> bool:
+        """Whether the result reports an error (the stages start those with `Error`)."""
+        return self.result.strip().startswith("Error")
+
+    def answers(self, need: Need) -> bool:
+        """Whether this result came from the call `need` describes."""
+        return self.tool == need.tool and (self.args is None or self.args == need.args)
+
+
+@dataclass
+class Situation:
+    """Everything a rule may look at to decide the reply."""
+
+    system: str
+    native: bool  # tools came in the request's `tools` field, not in the prompt
+    catalogue: dict[str, ToolSpec]
+    request: str = ""  # the latest thing the user asked
+    earlier: list[str] = field(default_factory=list)  # what the user asked before
+    turn: list[Observation] = field(default_factory=list)  # results since the request
+    # the latest earlier request that used tools, and its results
+    last_turn: tuple[str, list[Observation]] = ("", [])
+    unanswered: list[str] = field(default_factory=list)  # calls with no result (names)
+    summary_asked: bool = False
+    calls_so_far: int = 0
+    plan: list[Need] = field(default_factory=list)
+
+    def results(self) -> tuple[str, list[Observation]]:
+        """(request, its tool results): this turn's, else the latest turn that had some."""
+        return (self.request, self.turn) if self.turn else self.last_turn
+
+    def pending(self) -> list[Need]:
+        """Planned calls with every argument, no good result, and a retry left."""
+        ready = []
+        for need in self.plan:
+            results = [o for o in self.turn if o.answers(need)]
+            failures = sum(o.failed for o in results)
+            if not need.missing and len(results) == failures and failures <= RETRIES:
+                ready.append(need)
+        return ready
+
+
+def read_situation(messages: list[dict], system: str, tools) -> Situation:
+    """Read the conversation the way the rules need it."""
+    native = bool(tools)
+    catalogue = catalogue_from_tools(tools) if native else catalogue_from_prompt(system)
+    situation = Situation(system or "", native, catalogue)
+    calls: dict[str, tuple[str, dict]] = {}  # call id -> (name, args)
+    last_text = ""
+    for message in messages:
+        content = str(message.get("content") or "")
+        role = message.get("role")
+        if role == "assistant":
+            last_text = content
+            for call in message.get("tool_calls") or []:
+                calls[call.get("id", "")] = (call.get("name", ""), call.get("args"))
+        elif role == "tool":
+            name, args = calls.pop(message.get("tool_call_id", ""), (message.get("name", ""), None))
+            situation.turn.append(Observation(message.get("name") or name or "unnamed", args,
+                                              content))
+        elif role == "user":
+            _read_user(situation, content, last_text)
+    situation.unanswered = [name for name, _ in calls.values()]
+    situation.calls_so_far = sum(len(m.get("tool_calls") or []) for m in messages)
+    situation.plan = plan(situation.request, catalogue)
+    return situation
+
+
+def _read_user(situation: Situation, content: str, last_text: str) -> None:
+    """A user message: a JSON-line tool result, a request for a summary, or a new request."""
+    result = TOOL_RESULT.match(content)
+    if result:
+        name, args = _json_line_call(last_text)
+        args = args if name == result.group(1) else None
+        situation.turn.append(Observation(result.group(1), args, result.group(2)))
+        return
+    if ASKS_FOR_SUMMARY.search(content) and situation.results()[1]:
+        situation.summary_asked = True  # about the results so far: they stay in view
+        return
+    if situation.request:
+        situation.earlier.append(situation.request)
+    if situation.turn:
+        situation.last_turn = (situation.request, situation.turn)
+    situation.request = content
+    situation.turn = []
+
+
+def _json_line_call(text: str) -> tuple[str, dict | None]:
+    """(tool, args) of the JSON line in a reply, even fenced or after prose; ("", None)."""
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        call = json.loads(text[start: end + 1]) if start >= 0 else None
+    except (ValueError, RecursionError):
+        return "", None
+    if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+        return "", None
+    args = call.get("args", {})
+    return call["tool"], args if isinstance(args, dict) else None
+
+
+def wants_summary(situation: Situation) -> bool:
+    """Tool results are in view, and no tool is offered or a summary is asked for."""
+    if not situation.results()[1]:
+        return False
+    asked = situation.summary_asked or bool(ASKS_FOR_SUMMARY.search(situation.system))
+    return asked or not situation.catalogue

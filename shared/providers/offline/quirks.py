@@ -1,0 +1,68 @@
+"""Quirks: the offline model misbehaving on purpose, the way real models do.
+
+`apply_quirk` is the one place a quirk acts: the rules decide a clean reply, and the
+quirk then spoils it. A stage shows how its loop copes (`--quirk fenced`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from .rules import Draft
+
+QUIRKS = {
+    "blank_lines": "blank lines before the JSON line (what .strip() is for)",
+    "fenced": "the JSON wrapped in a ```json fence",
+    "prose": "a sentence of prose before the JSON",
+    "broken_json": "the first tool call cut off mid-JSON",
+    "unknown_tool": "the first tool call names a tool that does not exist",
+}
+FIRST_TRY_ONLY = {"broken_json", "unknown_tool"}  # the retry comes out right
+
+
+def apply_quirk(quirk: str | None, draft: Draft, *, first_try: bool,
+                tool_names=()) -> Draft:
+    """The reply as the quirk spoils it (unchanged when the quirk has nothing to spoil)."""
+    if not quirk or (quirk in FIRST_TRY_ONLY and not first_try):
+        return draft
+    if draft.calls:
+        return replace(draft, calls=[_spoil_call(quirk, draft.calls[0], tool_names),
+                                     *draft.calls[1:]])
+    if draft.call_line:
+        return replace(draft, text=_spoil_line(quirk, draft.text, tool_names))
+    return draft
+
+
+def _spoil_line(quirk: str, line: str, tool_names) -> str:
+    """A JSON-line call as the quirk writes it."""
+    if quirk == "blank_lines":
+        return "\n\n" + line
+    if quirk == "fenced":
+        return f"```json\n{line}\n```"
+    if quirk == "prose":
+        return f"Let me check that with a tool.\n{line}"
+    if quirk == "broken_json":
+        return line[: len(line) // 2]
+    call = json.loads(line)
+    return json.dumps({"tool": invented_name(call["tool"], tool_names), "args": call["args"]},
+                      ensure_ascii=False)
+
+
+def _spoil_call(quirk: str, call, tool_names):
+    """A native tool call as the quirk sends it (the text quirks leave it alone)."""
+    if quirk == "unknown_tool":
+        return replace(call, name=invented_name(call.name, tool_names))
+    if quirk == "broken_json":
+        sent = json.dumps(call.args, ensure_ascii=False)
+        return replace(call, args={},
+                       error=f"the arguments were not valid JSON: {sent[: len(sent) // 2]!r}")
+    return call
+
+
+def invented_name(name: str, tool_names) -> str:
+    """A plausible tool name that is not among `tool_names`."""
+    invented = f"{name}_tool"
+    while invented in tool_names:
+        invented += "_tool"
+    return invented

@@ -1,0 +1,158 @@
+"""How the offline model reads a request: words, stems, quoted text, numbers, clauses.
+
+Everything here is plain string work; nothing knows about tools or messages.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from functools import lru_cache
+
+# words that say nothing about which tool is wanted
+STOPWORDS = frozenset("""
+a about after again all also am an and any are as at be been before but by can could
+did do does doing done for from get give had has have he her here him his how i if in
+into is it its just let like many may me might more most much must my no not of on once only
+or our out over please she should show so some such tell than that the their them then
+there these they this those to too up us use using very want was we were what when
+where which who whom why will with would you your yourself
+""".split())
+
+# a phrase in a request -> the words it stands for (so "how many" can meet "count"), and
+# whether those words alone may pick a tool ("how many" alone could be about anything)
+IMPLIED = (
+    (re.compile(r"\bhow (many|much)\b"), "count number", False),
+    (re.compile(r"\d\s*(\*\*|//|[-+*/%^×÷])\s*[(\d.]"), "arithmetic calculate expression", True),
+    (re.compile(r"\b(what day|today|tonight)\b"), "date time", True),
+)
+
+# a quote opens where no letter is just before it and closes where none is just after,
+# so the apostrophes in "What's" or "don't" are not quotes
+OPENING = re.compile(r"(?<!\w)['‘]|[\"“]")
+CLOSING = {"'": re.compile(r"'(?!\w)"), "‘": re.compile(r"’(?!\w)"),
+           '"': re.compile('"'), "“": re.compile("”")}
+WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+EXPRESSION = re.compile(r"(?<!\()\(*-?\d[-+*/%().\d\s^]*")
+# where one request asks for two things: sentence ends, "and", "then", "also"
+SEPARATOR = re.compile(r"[.?!;](?=\s|$)|,?(?<!\s)\s+(?:and|then|also)\b\s*", re.I)
+
+_PLURAL = (("ies", "y", 3), ("sses", "ss", 2), ("es", "", 3), ("s", "", 3))
+_VERBAL = (("ing", "", 3), ("ion", "", 4), ("ed", "", 3), ("er", "", 3), ("or", "", 3))
+
+
+@lru_cache(maxsize=4096)
+def stem(word: str) -> str:
+    """A crude stem, so `words` meets `word` and `calculator` meets `calculate`."""
+    word = _strip_suffix(_strip_suffix(word.lower(), _PLURAL), _VERBAL)
+    return word[:-1] if word.endswith("e") and len(word) > 2 else word
+
+
+def _strip_suffix(word: str, table) -> str:
+    """`word` without the first suffix of `table` that leaves a long enough base."""
+    for suffix, replacement, shortest in table:
+        base = word[: -len(suffix)]
+        if suffix == "s" and base.endswith("s"):
+            continue  # "class" is not a plural
+        if word.endswith(suffix) and len(base) >= shortest:
+            return base + replacement
+    return word
+
+
+@lru_cache(maxsize=1024)  # tool descriptions are read again on every turn
+def stems(text: str) -> frozenset[str]:
+    """The stems of the words in `text` that are not stopwords."""
+    found = set()
+    for word in WORD.findall(text):
+        word = re.split(r"['’]", word.lower())[0]  # what's -> what
+        if word not in STOPWORDS:
+            found.add(stem(word))
+    return frozenset(found)
+
+
+def name_stems(name: str) -> frozenset[str]:
+    """The stems of a tool or argument name, split on `_`, `-`, `.` and camelCase."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
+    return stems(re.sub(r"[_.\-]", " ", spaced))
+
+
+@lru_cache(maxsize=256)
+def quote_spans(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Each quoted piece of `text` as (start, end, the text inside), in order."""
+    closers = {opening: [m.start() for m in pattern.finditer(text)]
+               for opening, pattern in CLOSING.items()}
+    spans, searched_to = [], 0
+    for m in OPENING.finditer(text):
+        start = m.start()
+        if start < searched_to:
+            continue  # inside the previous quote
+        ends = closers[m.group()]
+        at = bisect.bisect_right(ends, start + 1)  # the first closer after one character
+        if at < len(ends):
+            spans.append((start, ends[at] + 1, text[start + 1: ends[at]]))
+            searched_to = ends[at] + 1
+    return tuple(spans)
+
+
+def quoted(text: str) -> list[str]:
+    """The quoted pieces of `text`, in order."""
+    return [inside for _, _, inside in quote_spans(text)]
+
+
+def unquoted(text: str) -> str:
+    """`text` with its quoted pieces blanked out (they are data, not the request's words)."""
+    pieces, done = [], 0
+    for start, end, _ in quote_spans(text):
+        pieces += [text[done:start], " " * (end - start)]
+        done = end
+    return "".join(pieces) + text[done:]
+
+
+def request_stems(text: str, *, strong_only: bool = False) -> frozenset[str]:
+    """What a request asks about: its own stems plus the words its phrases imply
+    (only those that may pick a tool alone, with `strong_only`)."""
+    plain = unquoted(text)
+    found = stems(plain)
+    for pattern, implied, alone in IMPLIED:
+        if (alone or not strong_only) and pattern.search(plain.lower()):
+            found |= stems(implied)
+    return found
+
+
+def numbers(text: str) -> list[tuple[int | float, int]]:
+    """The numbers outside quotes, as written (20 or 0.5), each with its position."""
+    found = []
+    for m in NUMBER.finditer(unquoted(text)):
+        written, start = m.group(), m.start()
+        if written.startswith("-") and start > 0 and text[start - 1] not in " (":
+            written, start = written[1:], start + 1  # "1-6": a dash, not a minus sign
+        try:
+            value = float(written) if "." in written else int(written)
+        except ValueError:
+            continue  # thousands of digits: no argument wants that
+        if math.isfinite(value):
+            found.append((value, start))
+    return found
+
+
+def expression(text: str) -> str | None:
+    """The longest run of arithmetic in `text`, or None."""
+    runs = [run.strip() for run in EXPRESSION.findall(text)]
+    return max(runs, key=len) if runs else None
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """Spans (start, end) of the parts of a request, split where no quote is open."""
+    quotes = quote_spans(text)
+    starts = [q[0] for q in quotes]
+    spans, start = [], 0
+    for m in SEPARATOR.finditer(text):
+        at = bisect.bisect_right(starts, m.start()) - 1  # the last quote opened before it
+        if at >= 0 and m.start() < quotes[at][1]:
+            continue  # inside that quote
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]

@@ -1,0 +1,471 @@
+"""The offline model: the kit's own tools, tools it has never seen, and its settings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import run_stage
+
+from shared.cli.repo import load_stage
+from shared.providers import OfflineProvider, ProviderError, Tool, get_provider
+from shared.providers.offline import QUIRKS
+from shared.providers.offline.words import quoted, stem
+
+JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
+LOOP = load_stage("07", "loop")
+KIT_TOOLS = load_stage("07", "tools").TOOLS  # now, wordcount, calculator
+
+
+def schema(properties: dict, required=()) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+# tools that appear nowhere in the kit, written the way a learner would add them
+ROLL_DIE = Tool("roll_die", "Roll a die with the given number of sides.",
+                schema({"sides": {"type": "integer", "description": "how many sides it has"}},
+                       ["sides"]), lambda args: "17")
+REVERSE = Tool("reverse_text", "Reverse a piece of text.",
+               schema({"text": {"type": "string"}}, ["text"]), lambda args: args["text"][::-1])
+WEATHER = Tool("get_weather", "Get the current weather for a city.",
+               schema({"city": {"type": "string"},
+                       "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+                      ["city"]), lambda args: f"18 degrees in {args['city']}")
+SLOW_FETCH = Tool("slow_fetch", "Pretend to fetch a web page, taking some seconds.",
+                  schema({"url": {"type": "string"}, "seconds": {"type": "number"}},
+                         ["url", "seconds"]), lambda args: f"page {args['url']}")
+NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, SLOW_FETCH, *KIT_TOOLS]
+
+
+def ask(text):
+    return [{"role": "user", "content": text}]
+
+
+def calls_of(reply):
+    return [(c.name, c.args) for c in reply.tool_calls]
+
+
+def result_of(call, text):
+    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": text}
+
+
+# ---------------------------------------------------------------- the kit's own stages
+
+
+def test_json_protocol_time_question_takes_two_turns():
+    model = OfflineProvider()
+    messages = ask("What time is it?")
+    first = "".join(model.stream(messages, JSON_PROTOCOL))
+    assert json.loads(first) == {"tool": "now", "args": {}}
+    messages += [{"role": "assistant", "content": first},
+                 {"role": "user", "content": "<tool_result tool=now>\n2026-05-01T09:30\n"
+                                             "</tool_result>"}]
+    second = "".join(model.stream(messages, JSON_PROTOCOL))
+    assert "2026-05-01T09:30" in second and not second.startswith("{")
+
+
+@pytest.mark.parametrize("number", ["04", "05", "06"])
+def test_every_json_line_stage_prompt_is_read(number):
+    system = load_stage(number, "loop").build_agent_system()
+    reply = "".join(OfflineProvider().stream(ask("What time is it?"), system))
+    assert json.loads(reply) == {"tool": "now", "args": {}}, f"stage {number}: {reply!r}"
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("How many words are in 'the quick brown fox'?",
+     {"tool": "wordcount", "args": {"text": "the quick brown fox"}}),
+    ("What is 12 * (3 + 4)?", {"tool": "calculator", "args": {"expression": "12 * (3 + 4)"}}),
+    ("What time is it?", {"tool": "now", "args": {}}),
+])
+def test_json_protocol_picks_each_kit_tool_from_the_prompt(question, line):
+    reply = "".join(OfflineProvider().stream(ask(question), JSON_PROTOCOL))
+    assert json.loads(reply) == line, f"{question!r} should become {line}, got {reply!r}"
+
+
+def test_answers_plainly_when_no_tool_fits_and_says_what_it_is():
+    reply = "".join(OfflineProvider().stream(ask("Write me a poem"), JSON_PROTOCOL))
+    assert not reply.lstrip().startswith("{")
+    assert "offline model" in reply and "now" in reply and "wordcount" in reply
+
+
+def test_without_tools_never_emits_a_tool_call():
+    reply = "".join(OfflineProvider().stream(ask("What time is it?"), "You are Tao."))
+    assert "Tao" in reply and "{" not in reply
+
+
+def test_remembers_the_conversation():
+    history = ask("my name is Ada") + [{"role": "assistant", "content": "ok"}] + ask("and?")
+    assert "my name is Ada" in "".join(OfflineProvider().stream(history))
+
+
+def test_streams_in_small_deltas_even_for_long_words():
+    deltas = list(OfflineProvider().stream(ask("hello " + "x" * 80)))
+    assert len(deltas) > 5 and max(len(d.strip()) for d in deltas) <= 12, deltas
+
+
+def test_native_two_tool_question_calls_both_in_one_reply():
+    model = OfflineProvider()
+    messages = ask("What time is it, and how many words are in "
+                   "'the quick brown fox jumps over the lazy dog'?")
+    reply = model.call(messages, "", KIT_TOOLS)
+    assert calls_of(reply) == [
+        ("now", {}), ("wordcount", {"text": "the quick brown fox jumps over the lazy dog"})]
+    assert reply.stop_reason == "tool_use"
+    messages.append(reply.assistant_message())
+    for call, result in zip(reply.tool_calls, ["2026-05-01T09:30", "9"], strict=True):
+        messages.append(result_of(call, result))
+    final = model.call(messages, "", KIT_TOOLS)
+    assert final.tool_calls == [] and final.stop_reason == "end_turn"
+    assert "2026-05-01T09:30" in final.text and "9 words" in final.text
+
+
+@pytest.mark.parametrize(("quirk", "check"), [
+    ("blank_lines", lambda r: r.startswith("\n\n{") and json.loads(r)),
+    ("fenced", lambda r: r.startswith("```json\n") and json.loads(r[8:-4])),
+    ("prose", lambda r: not r.startswith("{") and json.loads(r[r.index("{"):])),
+    ("broken_json", lambda r: r.startswith("{") and _not_json(r)),
+    ("unknown_tool", lambda r: json.loads(r)["tool"] not in ("now", "wordcount", "calculator")),
+])
+def test_quirks_show_real_model_mistakes(quirk, check):
+    reply = "".join(OfflineProvider(quirk=quirk).stream(ask("What time is it?"), JSON_PROTOCOL))
+    assert check(reply), reply
+
+
+def _not_json(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
+
+
+def test_native_quirks_spoil_only_the_first_call_and_the_retry_is_clean():
+    question = ask("What time is it, and reverse 'abc'")
+    reply = OfflineProvider(quirk="unknown_tool").call(question, "", NEW_TOOLS)
+    assert reply.tool_calls[0].name not in {t.name for t in NEW_TOOLS}
+    assert calls_of(reply)[1] == ("reverse_text", {"text": "abc"})
+    broken = OfflineProvider(quirk="broken_json").call(question, "", NEW_TOOLS)
+    assert broken.tool_calls[0].error.startswith("the arguments were not valid JSON")
+    answer = LOOP.agent_step("What time is it?", [], OfflineProvider(quirk="unknown_tool"), "")
+    assert answer.startswith("It is 20"), answer
+
+
+def test_every_quirk_is_tested_and_a_bad_one_is_refused():
+    assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool"}
+    with pytest.raises(ProviderError, match="unknown quirk"):
+        OfflineProvider(quirk="sulky")
+
+
+def test_a_failed_call_is_retried_once_then_reported():
+    failures = []
+
+    def always_fails(args):
+        failures.append(args)
+        raise RuntimeError("the die fell off the table")
+
+    broken = Tool("roll_die", ROLL_DIE.description, ROLL_DIE.schema, always_fails)
+    answer = _run_loop_with([broken], "Roll a die with 6 sides")
+    assert failures == [{"sides": 6}, {"sides": 6}], "one try and exactly one retry"
+    assert "roll_die tool (sides=6) failed" in answer and "fell off the table" in answer
+
+
+# ---------------------------------------------------------------- tools it has never seen
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Roll a die with 20 sides", [("roll_die", {"sides": 20})]),
+    ("reverse the text 'hello'", [("reverse_text", {"text": "hello"})]),
+    # the apostrophe in What's is not a quote
+    ("What's the weather in 'Lisbon'?", [("get_weather", {"city": "Lisbon"})]),
+    # no quotes: the phrase after the key word; the enum by its name
+    ("What's the weather in Lisbon in fahrenheit?",
+     [("get_weather", {"city": "Lisbon", "unit": "fahrenheit"})]),
+    ("reverse hello world", [("reverse_text", {"text": "hello world"})]),
+    ("Reverse 'don't panic'", [("reverse_text", {"text": "don't panic"})]),
+    # quoted words are data: "time" inside the quote does not call `now`
+    ("Reverse 'what time is it'", [("reverse_text", {"text": "what time is it"})]),
+    # several things in one request: one call each, in the order asked
+    ("What time is it, and roll a die with 6 sides",
+     [("now", {}), ("roll_die", {"sides": 6})]),
+    ("What's the weather in 'Lisbon' and 'Porto'?",
+     [("get_weather", {"city": "Lisbon"}), ("get_weather", {"city": "Porto"})]),
+    ("Roll a die, 8 sides, then reverse 'ab'",
+     [("roll_die", {"sides": 8}), ("reverse_text", {"text": "ab"})]),
+    # a detail given once is shared by every call of that tool
+    ("Fetch 'a', 'b' and 'c', 0.5 seconds each",
+     [("slow_fetch", {"url": u, "seconds": 0.5}) for u in "abc"]),
+    ("Calculate 3 + 4 and 5 * 6",
+     [("calculator", {"expression": "3 + 4"}), ("calculator", {"expression": "5 * 6"})]),
+])
+def test_new_tools_are_chosen_by_their_words_and_filled_from_the_schema(question, expected):
+    reply = OfflineProvider().call(ask(question), "", NEW_TOOLS)
+    assert calls_of(reply) == expected, f"{question!r}: {reply.text!r}"
+    assert reply.stop_reason == "tool_use"
+
+
+def test_a_tool_named_for_the_request_beats_one_that_mentions_it_in_passing():
+    dictionary = Tool("dictionary", "Look up a word: its meaning, or translate it.",
+                      schema({"word": {"type": "string"}}, ["word"]), str)
+    translate = Tool("translate", "Turn a text into English.",
+                     schema({"text": {"type": "string"}}, ["text"]), str)
+    reply = OfflineProvider().call(ask("Translate 'hola'"), "", [dictionary, translate])
+    assert calls_of(reply) == [("translate", {"text": "hola"})], "a name word counts twice"
+
+
+@pytest.mark.parametrize("question", [
+    "How many tools do you have?",  # "how many" suggests counting, but names nothing to count
+    "Write me a poem", "Tell me about yourself"])
+def test_a_request_no_tool_is_for_gets_a_plain_answer(question):
+    reply = OfflineProvider().call(ask(question), "", NEW_TOOLS)
+    assert reply.tool_calls == [] and "offline model" in reply.text, calls_of(reply)
+
+
+def test_new_tools_work_through_stage_07s_own_loop():
+    answer = _run_loop_with(NEW_TOOLS, "What's the weather in 'Lisbon', and reverse 'stressed'")
+    assert "18 degrees in Lisbon" in answer and "desserts" in answer, answer
+
+
+def test_two_calls_of_one_tool_are_both_told_with_their_arguments():
+    answer = _run_loop_with(NEW_TOOLS, "Roll a die with 6 sides and a die with 20 sides")
+    assert "roll_die tool (sides=6) says: 17" in answer, answer
+    assert "roll_die tool (sides=20) says: 17" in answer, "the same result, told twice"
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("Please reverse 'abc'", {"tool": "reverse_text", "args": {"text": "abc"}}),
+    ("reverse hello there", {"tool": "reverse_text", "args": {"text": "hello there"}}),
+    # the prompt states no types: a number written next to the argument's name is a number
+    ("Roll a die with 20 sides", {"tool": "roll_die", "args": {"sides": 20}}),
+])
+def test_new_tools_work_in_a_json_line_prompt(question, line):
+    system = (JSON_PROTOCOL + "\n- `reverse_text` — reverse the `text` it is given."
+              "\n- `roll_die` — roll a die with `sides` sides.")
+    reply = "".join(OfflineProvider().stream(ask(question), system))
+    assert json.loads(reply) == line, reply
+
+
+def test_a_tool_added_to_stage_06s_registry_is_used_with_no_other_change():
+    loop = load_stage("06", "loop")
+
+    def roll_die(args: dict) -> str:
+        """roll a die with `sides` sides."""
+        return f"rolled {args['sides'] - 3} of {args['sides']}"
+
+    loop.TOOLS["roll_die"] = roll_die  # what the stage README invites a learner to do
+    answer = loop.agent_step("Roll a die with 20 sides", [], OfflineProvider(),
+                             loop.build_agent_system())
+    assert "rolled 17 of 20" in answer, answer
+
+
+@pytest.mark.parametrize(("question", "tool", "words"), [
+    ("Roll a die", "roll_die", ["sides", "how many sides it has"]),
+    ("What's the weather like?", "get_weather", ["city"]),
+    ("Fetch 'a' and 'b'", "slow_fetch", ["seconds"]),
+])
+def test_asks_for_a_required_argument_it_cannot_fill(question, tool, words):
+    reply = OfflineProvider().call(ask(question), "", NEW_TOOLS)
+    assert reply.tool_calls == [] and reply.stop_reason == "end_turn", calls_of(reply)
+    assert tool in reply.text and reply.text.rstrip().endswith("?"), reply.text
+    assert all(word in reply.text for word in words), reply.text
+    assert reply.text.count("To use") == 1, "one question, however many calls need it"
+
+
+def test_it_calls_what_it_can_and_asks_for_the_rest():
+    answer = _run_loop_with(NEW_TOOLS, "What time is it, and roll a die")
+    assert answer.startswith("It is 20"), "the time was fetched first"
+    assert "To use roll_die I need the sides" in answer, answer
+
+
+def test_json_line_stages_make_one_call_per_reply_and_answer_with_all():
+    loop = load_stage("06", "loop")
+    model = OfflineProvider()
+    answer = loop.agent_step("What time is it, and how many words are in 'a b c'?", [],
+                             model, loop.build_agent_system())
+    assert answer.startswith("It is 20") and answer.endswith("That text has 3 words."), answer
+
+
+def test_a_required_choice_is_asked_for_with_its_allowed_values():
+    units = Tool("convert", "Convert a temperature to another unit.",
+                 schema({"degrees": {"type": "number"},
+                         "unit": {"type": "string", "enum": ["celsius", "kelvin"]}},
+                        ["degrees", "unit"]), str)
+    reply = OfflineProvider().call(ask("Convert 21.5 degrees"), "", [units])
+    assert "unit" in reply.text and "celsius, kelvin" in reply.text and not reply.tool_calls
+    asked = ask("Convert 21.5 degrees to kelvin")
+    assert calls_of(OfflineProvider().call(asked, "", [units])) == [
+        ("convert", {"degrees": 21.5, "unit": "kelvin"})]
+
+
+def _run_loop_with(tools, question):
+    """Stage 07's agent_step, with `tools` in its registry as a learner would add them."""
+    saved = LOOP.TOOLS, LOOP.find_tool.__globals__["TOOLS"]
+    LOOP.TOOLS = LOOP.find_tool.__globals__["TOOLS"] = tools
+    try:
+        return LOOP.agent_step(question, [], OfflineProvider(), "")
+    finally:
+        LOOP.TOOLS, LOOP.find_tool.__globals__["TOOLS"] = saved
+
+
+# ---------------------------------------------------------------- reading words
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("What's the weather in 'Lisbon'?", ["Lisbon"]),
+    ("it's 'don't stop' and \"two words\"", ["don't stop", "two words"]),
+    ("the dogs' bowls", []),
+    ("“curly” and ‘single’", ["curly", "single"]),
+])
+def test_quotes_are_found_and_apostrophes_inside_words_are_not_quotes(text, expected):
+    assert quoted(text) == expected
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    ("words", "word"), ("sides", "side"), ("calculator", "calculate"),
+    ("reversed", "reverse"), ("cities", "city"), ("counting", "count"),
+    ("glasses", "glass"),  # a word ending in "ss" is not a plural of one ending in "s"
+])
+def test_stemming_lets_word_forms_meet(one, other):
+    assert stem(one) == stem(other)
+
+
+@pytest.mark.parametrize(("one", "other"), [("time", "text"), ("word", "world"),
+                                            ("note", "now")])
+def test_stemming_keeps_different_words_apart(one, other):
+    assert stem(one) != stem(other)
+
+
+# ---------------------------------------------------------------- summaries and memory
+
+
+def _two_calls_one_failed():
+    messages = ask("What time is it, and how many words are in 'a b c'?")
+    messages.append({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "name": "now", "args": {}},
+        {"id": "c2", "name": "wordcount", "args": {"text": "a b c"}}]})
+    messages.append({"role": "tool", "tool_call_id": "c1", "name": "now",
+                     "content": "2026-05-01T09:30"})
+    messages.append({"role": "tool", "tool_call_id": "c2", "name": "wordcount",
+                     "content": "Error: the counter is broken"})
+    return messages
+
+
+def test_summary_when_the_last_call_offers_no_tools():
+    reply = OfflineProvider().call(_two_calls_one_failed(), "", [])
+    assert reply.tool_calls == [] and reply.stop_reason == "end_turn"
+    done, _, missing = reply.text.partition("Missing:")
+    assert "now" in done and "2026-05-01T09:30" in done, reply.text
+    assert "wordcount" in missing and "the counter is broken" in missing, reply.text
+
+
+def test_summary_when_asked_even_with_tools_offered():
+    messages = _two_calls_one_failed()[:-1] + [
+        {"role": "tool", "tool_call_id": "c2", "name": "wordcount", "content": "3"},
+        {"role": "user", "content": "Summarise what you did so far."}]
+    reply = OfflineProvider().call(messages, "", KIT_TOOLS)
+    assert reply.tool_calls == [] and "Summary" in reply.text, reply.text
+    assert "2026-05-01T09:30" in reply.text and "3" in reply.text
+    assert "Missing" not in reply.text and "cannot tell" in reply.text
+    system = "Summarize what was done and what is missing."
+    reply = OfflineProvider().call(messages[:-1], system, KIT_TOOLS)
+    assert "Summary" in reply.text and not reply.tool_calls, "asked in the system prompt"
+
+
+def test_summary_of_json_line_results_and_of_an_unanswered_call():
+    messages = ask("What time is it?") + [
+        {"role": "assistant", "content": '{"tool": "now", "args": {}}'},
+        {"role": "user", "content": "<tool_result tool=now>\nnoon\n</tool_result>"}]
+    reply = "".join(OfflineProvider().stream(messages, "You are Tao."))
+    assert "now" in reply and "noon" in reply and "Summary" in reply
+    orphan = _two_calls_one_failed()[:-2]  # the calls went out, no result came back
+    orphan.append({"role": "user", "content": "Give me a summary"})
+    assert "Summary" not in OfflineProvider().call(orphan, "", []).text, "no results yet"
+
+
+def test_the_last_tool_less_call_of_a_loop_gets_a_summary_whatever_it_says():
+    messages = _two_calls_one_failed() + ask("You are out of iterations: stop here.")
+    reply = OfflineProvider().call(messages, "", [])
+    assert reply.text.startswith("Summary") and "the counter is broken" in reply.text
+    with_tools = OfflineProvider().call(messages, "", KIT_TOOLS)
+    assert not with_tools.text.startswith("Summary"), "with tools offered it is a new request"
+
+
+def test_a_summary_asked_in_a_later_turn_covers_the_turn_that_used_tools():
+    messages = _two_calls_one_failed() + [
+        {"role": "assistant", "content": "It is 09:30."}, *ask("thanks"),
+        {"role": "assistant", "content": "You're welcome."}, *ask("Recap, please.")]
+    reply = OfflineProvider().call(messages, "", KIT_TOOLS)
+    assert "Summary" in reply.text and "2026-05-01T09:30" in reply.text, reply.text
+
+
+def test_a_later_turn_can_mention_what_a_tool_said_earlier():
+    messages = _two_calls_one_failed() + [
+        {"role": "assistant", "content": "It is noon."}, {"role": "user", "content": "thanks"}]
+    reply = OfflineProvider().call(messages, "", KIT_TOOLS)
+    assert "Earlier the wordcount tool said" in reply.text and not reply.tool_calls
+
+
+def test_call_ids_stay_unique_across_turns():
+    messages = _two_calls_one_failed()[:-1] + [
+        {"role": "tool", "tool_call_id": "c2", "name": "wordcount", "content": "3"},
+        {"role": "assistant", "content": "done"}, *ask("Roll a die with 4 sides")]
+    reply = OfflineProvider().call(messages, "", NEW_TOOLS)
+    assert [c.id for c in reply.tool_calls] == ["offline_call_3"]
+
+
+# ---------------------------------------------------------------- usage and settings
+
+
+def test_usage_is_estimated_from_characters():
+    system, question = "s" * 40, "q" * 400
+    reply = OfflineProvider().call(ask(question), system, [])
+    assert reply.usage["estimated"] is True
+    assert reply.usage["input_tokens"] == (40 + 400) // 4
+    assert reply.usage["output_tokens"] == -(-len(reply.text) // 4)
+    with_tools = OfflineProvider().call(ask(question), system, KIT_TOOLS)
+    assert with_tools.usage["input_tokens"] > reply.usage["input_tokens"], "tools are sent too"
+
+
+@pytest.mark.parametrize(("value", "allowed"), [
+    ("abc", "from 0 to 10"), ("-1", "from 0 to 10"), ("nan", "from 0 to 10"),
+    ("1e9", "from 0 to 10")])
+def test_a_bad_delay_setting_is_one_line_naming_the_variable(monkeypatch, value, allowed):
+    monkeypatch.setenv("TAO_OFFLINE_DELAY", value)
+    with pytest.raises(ProviderError) as caught:
+        get_provider("offline", quiet=True)
+    message = str(caught.value)
+    assert "TAO_OFFLINE_DELAY" in message and allowed in message and "\n" not in message
+
+
+def test_a_good_delay_setting_is_used(monkeypatch):
+    monkeypatch.setenv("TAO_OFFLINE_DELAY", "0.001")
+    assert OfflineProvider().delay == 0.001
+    assert OfflineProvider(delay=0).delay == 0, "the argument wins over the variable"
+
+
+def test_an_unknown_quirk_setting_is_one_line_listing_the_quirks(monkeypatch):
+    monkeypatch.setenv("TAO_OFFLINE_QUIRK", "sulky")
+    with pytest.raises(ProviderError) as caught:
+        OfflineProvider()
+    message = str(caught.value)
+    assert "TAO_OFFLINE_QUIRK" in message and "sulky" in message and "\n" not in message
+    assert all(quirk in message for quirk in QUIRKS)
+
+
+def test_a_stage_reports_a_bad_setting_in_one_line():
+    done = run_stage("01", "hi", TAO_OFFLINE_DELAY="abc")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: offline: TAO_OFFLINE_DELAY")
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_malformed_tools_and_messages_get_a_reply_not_a_traceback():
+    odd = [Tool("roll_die", "", {"properties": {"sides": "integer"}, "required": "sides"}, str),
+           Tool("pick", "Pick a colour.", {"properties": [1, 2]}, str)]
+    messages = [{"role": "user", "content": None}, {"role": "assistant"},
+                {"role": "tool", "content": None}, {"content": "x"},
+                *ask("roll a die with 6 sides " + "'(" * 5000 + " and" * 5000)]
+    reply = OfflineProvider().call(messages, None, odd)
+    assert reply.text and reply.stop_reason in ("tool_use", "end_turn")
+    assert {c.name for c in reply.tool_calls} <= {"roll_die"}, "only a tool that exists"
