@@ -56,6 +56,7 @@ def would_send(flavour: str, messages: list[dict], system: str = "", tools=(), *
     stand_in.model = model or DEFAULT_MODELS[flavour]
     stand_in.max_tokens = max_tokens
     stand_in.base_url = None
+    stand_in.include_usage = True  # OpenAI: asks for usage in a last chunk, as tao does
     return body_of(cls.request(stand_in, messages, system, tools))
 
 
