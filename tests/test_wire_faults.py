@@ -15,7 +15,7 @@ from fake_api import SSE, FakeAPI, Page, anthropic_stream, api_error, openai_str
 from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
-from shared.providers.wire import asked_wait, endpoint, timeout_from
+from shared.providers.sdk import asked_wait, endpoint, timeout_from
 
 KEY = "sk-test-0123456789-secret"
 KINDS = ["anthropic", "openai"]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from .base import ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
-from .wire import SDKProvider, StreamBroke, split_shown, summarize
+from .sdk import SDKProvider, StreamBroke, split_shown, summarize
 
 
 class AnthropicProvider(SDKProvider):
