@@ -1,4 +1,4 @@
-"""Exercise 11: know a tool call is coming before its arguments have arrived.
+"""Exercise 11 (stage 07): know a tool call is coming before its arguments arrive.
 
 A user interface wants to show "calling wordcount…" the moment the model starts a
 call, not after its (possibly long) arguments have streamed in. Write
@@ -8,10 +8,20 @@ the names of the tool calls that *start* in it (usually none, sometimes one).
     anthropic: an event of type "content_block_start" whose content_block is a tool_use
     openai:    a chunk whose choices[0].delta.tool_calls has an index not seen before
                (only the first fragment of a call carries its name; later ones only
-               carry argument text)
+               carry argument text); the last chunk of a stream has no choices at all
 
 `seen` is a set you may use to remember indexes between events of one stream.
+
+`announce(provider, console)` below is already written: it runs every event of the
+provider's stream through your function and shows `calling NAME…` with a spinner.
+
+Try it (needs a real model): with ANTHROPIC_API_KEY, OPENAI_API_KEY or a local server
+(OPENAI_BASE_URL) set, `uv run exercises/e11_tool_call_start.py` is stage 07's chat with
+the announcement. Ask "how many words are in" a long paragraph and watch the line
+appear while the arguments are still streaming.
 """
+
+from shared.providers.anthropic_provider import AnthropicProvider
 
 
 def tool_call_starts(kind: str, event, seen: set) -> list[str]:
@@ -19,3 +29,66 @@ def tool_call_starts(kind: str, event, seen: set) -> list[str]:
     # TODO: look at event.type / event.content_block (anthropic) or
     #       event.choices[0].delta.tool_calls (openai)
     raise NotImplementedError("exercise 11: tool-call start hook")
+
+
+# ---- already written: the wiring that makes your hook visible (no need to change it)
+
+
+def announce(provider, console) -> None:
+    """Make `provider` show `calling NAME…` on `console` as each of its tool calls starts."""
+    kind = "anthropic" if isinstance(provider, AnthropicProvider) else "openai"
+    resource = (provider._client.messages if kind == "anthropic"
+                else provider._client.chat.completions)
+    create = resource.create
+
+    def create_and_watch(**params):
+        return _Watched(create(**params), kind, console)
+
+    resource.create = create_and_watch  # this client only
+
+
+class _Watched:
+    """A provider's event stream, passed through unchanged, announcing calls as they start."""
+
+    def __init__(self, stream, kind: str, console):
+        self.stream, self.kind, self.console = stream, kind, console
+
+    def __enter__(self):
+        self.stream.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.stream.__exit__(*exc)
+
+    def __iter__(self):
+        seen: set = set()
+        spinner = None
+        try:
+            for event in self.stream:
+                for name in tool_call_starts(self.kind, event, seen):
+                    self.console.print(f"calling {name}…", style="yellow")
+                    if self.console.is_terminal:
+                        if spinner is not None:
+                            spinner.stop()
+                        spinner = self.console.status(f"{name}: arguments arriving…")
+                        spinner.start()
+                yield event
+        finally:
+            if spinner is not None:
+                spinner.stop()
+
+
+if __name__ == "__main__":  # the "Try it" above
+    from shared.cli.repo import load_stage
+    from shared.providers import get_provider
+    from shared.providers.openai_provider import OpenAIProvider
+    from shared.trace import Trace
+
+    model = get_provider()
+    if not isinstance(model, AnthropicProvider | OpenAIProvider):
+        raise SystemExit("this needs a real model's event stream: set ANTHROPIC_API_KEY, "
+                         "OPENAI_API_KEY or OPENAI_BASE_URL")
+    trace = Trace()
+    announce(model, trace.console)
+    stage = load_stage("07", "main")
+    stage.chat(model, trace, load_stage("07", "loop").build_agent_system())
