@@ -20,7 +20,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.syntax import Syntax
 from rich.text import Text
 
 from .repo import EXERCISE_TESTS, EXERCISES, ROOT, CLIError
@@ -147,27 +146,70 @@ def current(exercises: list[Exercise], known: dict[str, Result]) -> Exercise | N
 
 
 def run_tests(exercises: list[Exercise]) -> dict[str, Result]:
-    """Run the tests of `exercises` in one pytest process; a Result for each."""
+    """Run the tests of `exercises` in one pytest process; a Result for each. Where it
+    can, the process is a fork of this one: what is imported here (pytest, after the
+    first run in `tao watch`) is not imported again."""
     with tempfile.TemporaryDirectory() as tmp:
         results_file = Path(tmp) / "results.jsonl"
         env = {k: v for k, v in os.environ.items()
                if k not in ("TAO_EXERCISES", "TAO_STUB_CHECK", "TAO_EXERCISES_STRICT")}
         env.update(TAO_RESULTS=str(results_file), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   "--tb=no", "-o", "addopts=", *(str(e.tests) for e in exercises)]
-        try:
-            done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True,
-                                  text=True, timeout=RUN_TIMEOUT * len(exercises))
-            hung = False
-        except subprocess.TimeoutExpired:
-            done, hung = None, True
+        argv = ["-q", "-p", "no:cacheprovider", "--tb=no", "-o", "addopts=",
+                *(str(e.tests) for e in exercises)]
+        limit = RUN_TIMEOUT * len(exercises)
+        if hasattr(os, "fork"):
+            hung, output = _forked_pytest(argv, env, limit), ""
+        else:
+            hung, output = _pytest_process(argv, env, limit)
         records = _read_records(results_file)
     results = {e.name: _judge(e, records.get(e.name, []), hung) for e in exercises}
     if not hung and any(r is None for r in results.values()):
-        tail = (done.stdout + done.stderr).strip().splitlines()[-1:] if done else []
+        tail = output.strip().splitlines()[-1:]
         raise CLIError("the exercise tests did not run" + (f" ({tail[0]})" if tail else "")
                        + ": `uv run pytest tests/exercises -x` shows why")
     return results
+
+
+def _pytest_process(argv: list[str], env: dict, limit: float) -> tuple[bool, str]:
+    """(hung, output) of pytest in a fresh interpreter."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", *argv], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return True, ""
+    return False, done.stdout + done.stderr
+
+
+def _forked_pytest(argv: list[str], env: dict, limit: float) -> bool:
+    """Whether pytest, run in a fork of this process, hung. The fork starts with
+    pytest and the kit imported: a re-check in `tao watch` costs a fifth of a fresh one."""
+    import signal
+    import time
+
+    import pytest
+
+    pid = os.fork()
+    if pid == 0:  # the child: quiet, in the repository, then gone without cleanup
+        code = 1
+        try:
+            os.environ.clear()
+            os.environ.update(env)
+            os.chdir(ROOT)
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 1)
+            os.dup2(quiet, 2)
+            sys.stdout = sys.stderr = open(os.devnull, "w")  # new objects, no held locks
+            code = pytest.main(argv)
+        finally:
+            os._exit(int(code))
+    deadline = time.monotonic() + limit
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def _read_records(path: Path) -> dict[str, list[dict]]:
@@ -271,8 +313,8 @@ def show_focus(console, e: Exercise | None, result: Result | None) -> None:
     elif result.status == "edited":
         console.print(Text(f"{head} changed since its last check: `tao check` runs it."))
     else:
-        test = f" `{result.test}`" if result.test else ""
-        console.print(Text(f"{head} is not passing yet.{test} says:", "bold"))
+        test = f" `{result.test}` says:" if result.test else ""
+        console.print(Text(f"{head} is not passing yet.{test}", "bold"))
         console.print(Text(_first_lines(result.message), "red"))
         console.print(Text(f"Edit {e.where()}."))
     if result.status != "done":
@@ -308,9 +350,10 @@ def cmd_check(args, console) -> int:
     known = statuses(exercises)
     focus = current(exercises, known)
     todo = exercises if args.all else [focus] if focus else []
-    if todo:
-        with console.status(f"checking {'every exercise' if args.all else todo[0].name}…"):
-            known.update(check_and_save(todo))
+    if todo:  # no spinner: its thread must not be running when the check forks
+        console.print(Text(f"checking {'every exercise' if args.all else todo[0].where()}…",
+                           "dim"))
+        known.update(check_and_save(todo))
     if focus is not None and not args.all and known[focus.name].status == "done":
         console.print(Text(f"✓ Exercise {focus.number} ({focus.title}) is done!",
                            "bold green"))
@@ -324,8 +367,8 @@ def cmd_hint(args, console) -> int:
     """The hint of one exercise (the current one by default)."""
     e = _exercise(args.exercise)
     console.print(Text(f"Hint for exercise {e.number}: {e.title} (stage {e.stage})", "bold"))
-    for paragraph in wrapped(e.hint):
-        console.print(paragraph)
+    for n, paragraph in enumerate(wrapped(e.hint)):
+        console.print(*([Text()] if n else []), paragraph, sep="\n")
     return 0
 
 
@@ -356,13 +399,15 @@ def cmd_reset(args, console) -> int:
 def cmd_solution(args, console) -> int:
     """The reference solution, once the learner's own version passes."""
     e = _exercise(args.exercise)
-    with console.status(f"checking exercise {e.number} first…"):
-        result = check_and_save([e])[e.name]
+    console.print(Text(f"checking exercise {e.number} first…", "dim"))
+    result = check_and_save([e])[e.name]
     if result.status != "done":
         raise CLIError(f"exercise {e.number} does not pass yet: try it first (`tao check`,"
                        f" `tao hint {e.number}`); the solution opens once it passes")
     console.print(Text(f"Reference solution for exercise {e.number}, {e.title} "
                        f"(exercises/solutions/{e.name}.py):", "bold"))
+    from rich.syntax import Syntax  # pygments is slow to import: only when shown
+
     # wrapped, never cropped: long lines fold onto the next screen line
     console.print(Syntax(e.solution.read_text(encoding="utf-8"), "python", word_wrap=True))
     return 0

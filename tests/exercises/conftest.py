@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from exercise_support import (
     MODE,
+    MUTANTS,
     SOLUTIONS,
     exercise_file,
     exercise_number,
@@ -142,7 +143,7 @@ def _record(item, call, report) -> None:
         outcome, message = "failed", _message(call.excinfo, report)
     else:
         outcome, message = "passed", ""
-    line = {"exercise": _exercise_of(item), "test": item.name, "outcome": outcome,
+    line = {"exercise": _exercise_of(item), "test": item.originalname, "outcome": outcome,
             "message": message}
     with open(RESULTS, "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
@@ -152,13 +153,14 @@ def _message(excinfo, report) -> str:
     """What a failed test said: its own message, without pytest's traceback."""
     if excinfo is None:
         return str(report.longrepr)
-    if excinfo.errisinstance((AssertionError, pytest.fail.Exception, ExerciseTimeout)):
-        text = str(excinfo.value)
-    else:
-        text = excinfo.exconly()
+    own = (AssertionError, pytest.fail.Exception, ExerciseTimeout)
+    if excinfo.errisinstance(own):
+        return str(excinfo.value).strip()
+    text = excinfo.exconly()  # a crash: say where in the learner's code it happened
+    folders = {exercise_file("x").parent.resolve(), MUTANTS.resolve()}
     where = next((entry for entry in reversed(excinfo.traceback)
-                  if Path(str(entry.path)).parent.name in ("exercises", "solutions")), None)
-    if where is not None and not excinfo.errisinstance((AssertionError, ExerciseTimeout)):
+                  if Path(str(entry.path)).resolve().parent in folders), None)
+    if where is not None:
         text += f"\n  (raised at {Path(str(where.path)).name} line {where.lineno + 1})"
     return text.strip()
 
