@@ -503,7 +503,8 @@ def cmd_watch(args, console) -> int:
     """Re-check the exercise in focus on every save; keys h, l, n, q. Only q ends it."""
     exercises = load()
     focus = current(exercises, statuses(exercises))
-    seen, view, cycles = None, "", 0
+    unseen = object()  # forces a check and a redraw
+    seen, view, cycles = unseen, "", 0
     with _Keys(sys.stdin) as keys:
         while args.cycles is None or cycles < args.cycles:
             cycles += 1
@@ -519,5 +520,5 @@ def cmd_watch(args, console) -> int:
                 view = "" if view == VIEWS[key] else VIEWS[key]
                 _draw(console, exercises, focus, view)
             elif key == "n":
-                focus, seen, view = _next(exercises, focus), None, ""
+                focus, seen, view = _next(exercises, focus), unseen, ""
     return 0
