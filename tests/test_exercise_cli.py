@@ -237,3 +237,18 @@ def test_every_exercise_has_stub_solution_tests_mutants_and_hint():
         assert len(list(MUTANTS.glob(f"{e.name}__*.py"))) >= 3, f"{e.name}: too few mutants"
     assert sorted(p.name for p in STUBS.glob("e*.py")) == sorted(
         e.stub.name for e in listed), "exercises/.stubs/ and info.toml list the same files"
+
+
+def test_a_mutant_that_passes_every_test_fails_the_mutant_run(kit):
+    planted = kit / "tests/exercises/mutants/e02_wordcount__same_as_the_solution.py"
+    shutil.copy(ROOT / "exercises/solutions/e02_wordcount.py", planted)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=no",
+                               "-p", "no:cacheprovider", "tests/exercises/test_e02_wordcount.py"],
+                              cwd=kit, capture_output=True, text=True, timeout=300,
+                              env=clean_env(TAO_EXERCISES="mutants"))
+    finally:
+        planted.unlink()
+    assert done.returncode == 1, "a surviving mutant must fail the run"
+    assert "SURVIVED e02_wordcount__same_as_the_solution" in done.stderr
+    assert "mutants: 4 of 5 rejected" in done.stderr, done.stderr

@@ -8,7 +8,7 @@
 - Hangs: each test gets TAO_TEST_TIMEOUT seconds (default 15); then it fails with one
   line naming the exercise and the likely endless loop.
 - TAO_STUB_CHECK=1: the run fails if any exercise test passes on an untouched stub.
-- TAO_MUTANTS mode: every mutant must fail at least one test of its exercise, and each
+- TAO_EXERCISES=mutants: every mutant must fail at least one test of its exercise, and each
   exercise needs at least MIN_MUTANTS of them.
 - TAO_RESULTS=<file>: one JSON line per test (exercise, test, outcome, message), which
   is how `tao check` reads a run.
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 from exercise_support import (
+    FOLDERS,
     MODE,
-    MUTANTS,
     SOLUTIONS,
     exercise_file,
     exercise_number,
@@ -157,7 +157,7 @@ def _message(excinfo, report) -> str:
     if excinfo.errisinstance(own):
         return str(excinfo.value).strip()
     text = excinfo.exconly()  # a crash: say where in the learner's code it happened
-    folders = {exercise_file("x").parent.resolve(), MUTANTS.resolve()}
+    folders = {folder.resolve() for folder in FOLDERS.values()}
     where = next((entry for entry in reversed(excinfo.traceback)
                   if Path(str(entry.path)).resolve().parent in folders), None)
     if where is not None:
