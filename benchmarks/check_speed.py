@@ -104,6 +104,7 @@ def rewatch_one(kit: Path, name: str) -> tuple[float, float]:
 
 
 def main() -> int:
+    """Interleaved rounds on a throw-away kit, then the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs per exercise")
     args = parser.parse_args()

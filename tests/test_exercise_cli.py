@@ -47,16 +47,19 @@ def start(kit, **files):
 
 
 def wrong_trace():
+    """Exercise 03's solution with its last trace line wrong."""
     solution = (ROOT / "exercises/solutions/e03_iteration_trace.py").read_text()
     return solution.replace('print(f"[{iteration}] answer")', 'print("done")')
 
 
 def tao(kit, *args, stdin="", **env):
+    """Run `tao ARGS` in the kit, as a learner would."""
     return subprocess.run([sys.executable, "-m", "shared.cli", *args], cwd=kit, input=stdin,
                           capture_output=True, text=True, env=clean_env(**env), timeout=300)
 
 
 def progress(kit) -> dict:
+    """What the kit's .tao-progress.json remembers."""
     return json.loads((kit / ".tao-progress.json").read_text())
 
 

@@ -89,6 +89,7 @@ class StandInClient:
         self.chat = Obj(completions=Obj(create=self.create))
 
     def create(self, **params):
+        """Record and check the request, then hand back the next queued stream."""
         self.requests.append(params)
         if self.on_request is not None:
             self.on_request(params)
