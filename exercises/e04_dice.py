@@ -1,4 +1,4 @@
-"""Exercise 04: a tool that is not deterministic.
+"""Exercise 04 (stage 06): a tool that is not deterministic.
 
 `roll_d20` returns a different number each time, which makes an agent hard to test and
 a transcript hard to re-run. Make the randomness injectable: `make_roll_d20(rng)` builds
@@ -20,6 +20,6 @@ def make_roll_d20(rng: random.Random) -> Callable[[dict], str]:
 
 
 def replay(recorded: list[str]) -> Callable[[dict], str]:
-    """A tool that returns `recorded` results one per call, then an `Error: ...` string."""
+    """A tool returning `recorded` one per call, then `Error: ...`; `recorded` is kept as is."""
     # TODO: keep an iterator over the recorded results inside the returned tool
     raise NotImplementedError("exercise 04: replay")

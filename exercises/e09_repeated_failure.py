@@ -1,4 +1,4 @@
-"""Exercise 09: stop a turn when the model repeats a failing call.
+"""Exercise 09 (stage 07): stop a turn when the model repeats a failing call.
 
 A model that gets `Error: ...` back sometimes sends the identical call again, and again,
 until MAX_ITERATIONS. Stop earlier: when a tool call fails (its result starts with
@@ -7,9 +7,11 @@ with `Stopped: <tool> failed twice in a row with the same arguments: <the error>
 
 "The same" here: the same tool name and equal arguments, compared as JSON with sorted
 keys, so {"a": 1, "b": 2} and {"b": 2, "a": 1} are the same call. Any other call in
-between, failing or not, resets the count.
+between, failing or not, resets the count. Everything else is stage 07's loop: each
+result goes back to the model, and MAX_ITERATIONS still caps the turn.
 """
 
+import json  # noqa: F401  (json.dumps makes the key)
 
 from shared.cli.repo import load_stage
 

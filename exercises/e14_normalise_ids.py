@@ -1,11 +1,13 @@
-"""Exercise 14 (stretch): normalise tool-call ids a gateway made too long.
+"""Exercise 14 (stage 07, stretch): normalise tool-call ids a gateway made too long.
 
 Some gateways lengthen tool-call ids (prefixes, routing data, a 300-character hash).
 OpenAI refuses ids over 40 characters; Anthropic refuses any character outside
 [a-zA-Z0-9_-]. `normalise_ids(messages)` returns a copy of an internal-format history in
 which every id that breaks those rules is replaced by `call_` + the first 16 hex digits
 of its SHA-1, everywhere it appears: in the assistant's `tool_calls` and in the
-`tool_call_id` of the results. Valid ids are kept; different ids stay different.
+`tool_call_id` of the results. Valid ids are kept; different ids stay different: if
+the new id is already taken (by a valid id in the history, or as the new id of another
+old id), use one more hex digit of the SHA-1, then another, until it is free.
 """
 
 import hashlib  # noqa: F401  (hashlib.sha1 makes the new ids)

@@ -1,78 +1,209 @@
-"""`tao check / hint / watch / reset / solution`, run in a copy of the kit so the
-learner's files here are never touched."""
+"""`tao check / list / hint / watch / reset / solution`, each run in a copy of the kit
+(without git), so the learner's files here are never touched or read."""
 
 from __future__ import annotations
 
+import json
+import os
+import select
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from helpers import ROOT, clean_env
 
-from shared.cli import exercise_verbs as exercises
+from shared.cli import exercise_verbs
+
+STUBS = ROOT / "exercises" / ".stubs"
+MUTANTS = ROOT / "tests" / "exercises" / "mutants"
 
 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory):
-    """A committed copy of the kit: exercise 1 solved, exercise 2 attempted but wrong."""
+    """A copy of the kit with every exercise at its shipped stub, and no git."""
     copy = tmp_path_factory.mktemp("kit")
     for part in ("shared", "stages", "exercises", "tests", "pyproject.toml"):
         source = ROOT / part
         if source.is_dir():
             shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns(
-                "__pycache__", ".hypothesis"))
+                "__pycache__", ".hypothesis", ".tao-progress.json"))
         else:
             shutil.copy(source, copy / part)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
-    subprocess.run([*git, "add", "-A"], cwd=copy, check=True)
-    subprocess.run([*git, "commit", "-qm", "kit"], cwd=copy, check=True)
-    shutil.copy(copy / "exercises/solutions/e01_wordcount.py", copy / "exercises")
-    wrong = (copy / "exercises/solutions/e02_iteration_trace.py").read_text()
-    wrong = wrong.replace('print(f"[{iteration}] answer")', 'print("done")')
-    (copy / "exercises/e02_iteration_trace.py").write_text(wrong)
     return copy
 
 
-def tao(kit, *args, stdin=""):
+def start(kit, **files):
+    """Put the kit in a known state: every exercise a stub, except `files`
+    (name -> "solution" or source text); no progress remembered."""
+    (kit / ".tao-progress.json").unlink(missing_ok=True)
+    for stub in STUBS.glob("e*.py"):
+        shutil.copy(stub, kit / "exercises" / stub.name)
+    for name, text in files.items():
+        if text == "solution":
+            text = (ROOT / "exercises" / "solutions" / f"{name}.py").read_text()
+        (kit / "exercises" / f"{name}.py").write_text(text)
+
+
+def wrong_trace():
+    """Exercise 03's solution with its last trace line wrong."""
+    solution = (ROOT / "exercises/solutions/e03_iteration_trace.py").read_text()
+    return solution.replace('print(f"[{iteration}] answer")', 'print("done")')
+
+
+def tao(kit, *args, stdin="", **env):
+    """Run `tao ARGS` in the kit, as a learner would."""
     return subprocess.run([sys.executable, "-m", "shared.cli", *args], cwd=kit, input=stdin,
-                          capture_output=True, text=True, env=clean_env(), timeout=300)
+                          capture_output=True, text=True, env=clean_env(**env), timeout=300)
 
 
-def test_check_shows_progress_and_the_failing_tests_own_message(kit):
-    done = tao(kit, "check")
-    assert done.returncode == 1
-    assert "✓  1 Add a wordcount tool" in done.stdout
-    assert "▶  2 A one-line trace per iteration" in done.stdout
-    assert "·  3" in done.stdout and "1 of 14 done" in done.stdout
-    assert "the last iteration should print '[3] answer'" in done.stdout
-    assert "exercises/e02_iteration_trace.py" in done.stdout and "tao hint 2" in done.stdout
+def progress(kit) -> dict:
+    """What the kit's .tao-progress.json remembers."""
+    return json.loads((kit / ".tao-progress.json").read_text())
 
 
-def test_watch_checks_once_per_save_and_is_bounded(kit):
-    done = tao(kit, "watch", "--cycles", "2", "--interval", "0")
-    assert done.returncode == 1 and done.stdout.count("of 14 done") == 1
+def test_check_runs_only_the_current_exercise(kit):
+    start(kit, e01_strict_parser="solution", e02_wordcount="solution",
+          e03_iteration_trace=wrong_trace())
+    first = tao(kit, "check")
+    assert first.returncode == 1
+    assert "Exercise 1 (A strict TOOL: wire format) is done!" in first.stdout
+    assert list(progress(kit)) == ["e01_strict_parser"], (
+        "tao check should run the current exercise only, not the ones after it")
+    assert "Progress: [" in first.stdout and "1/14" in first.stdout
+    assert "▶  2 Add a wordcount tool" in first.stdout and "changed since" in first.stdout
+    tao(kit, "check")
+    third = tao(kit, "check")
+    assert "✓  2 Add a wordcount tool" in third.stdout and "2/14" in third.stdout
+    assert "▶  3 A one-line trace per iteration" in third.stdout
+    assert "the last iteration should print '[3] answer'" in third.stdout
+    assert "exercises/e03_iteration_trace.py" in third.stdout
 
 
-def test_solution_is_shown_only_once_the_exercise_passes(kit):
-    shown = tao(kit, "solution", "1")
-    assert shown.returncode == 0 and "def add_wordcount" in shown.stdout
+def test_status_is_per_exercise_not_an_unbroken_run(kit):
+    start(kit, e02_wordcount="solution", e03_iteration_trace="solution",
+          e04_dice="solution")
+    done = tao(kit, "check", "--all")
+    assert done.returncode == 1 and "3/14" in done.stdout, (
+        f"exercises 2-4 pass while 1 is untouched: that is 3 done\n{done.stdout}")
+    assert "▶  1 A strict TOOL: wire format" in done.stdout
+    listed = tao(kit, "list")
+    assert "✓  4 A non-deterministic tool" in listed.stdout and "tao stages" in listed.stdout
+    assert "stage 06 · done" in listed.stdout and "stage 07 · not attempted" in listed.stdout
+
+
+def test_an_endless_loop_ends_in_one_line_naming_the_exercise(kit):
+    looping = (ROOT / "exercises/solutions/e01_strict_parser.py").read_text().replace(
+        '    first, _, rest = text.strip().partition("\\n")',
+        '    while True:\n        pass\n    first, _, rest = text.strip().partition("\\n")')
+    start(kit, e01_strict_parser=looping)
+    soft = tao(kit, "check", TAO_TEST_TIMEOUT="1")
+    assert soft.returncode == 1
+    assert "exercise 01: still running after 1 s, so probably a loop that never ends" in (
+        soft.stdout.replace("\n", " ")), soft.stdout
+    hard = (ROOT / "exercises/solutions/e01_strict_parser.py").read_text().replace(
+        '    first, _, rest = text.strip().partition("\\n")',
+        '    sum(range(10**12))  # pure C: no signal gets in\n'
+        '    first, _, rest = text.strip().partition("\\n")')
+    start(kit, e01_strict_parser=hard)
+    killed = tao(kit, "check", TAO_TEST_TIMEOUT="60", TAO_CHECK_TIMEOUT="3")
+    assert "exercise 01 did not finish within 3 s: most likely a loop that never ends" in (
+        killed.stdout.replace("\n", " ")), killed.stdout
+    assert "Traceback" not in killed.stdout + killed.stderr
+
+
+def test_only_the_stubs_own_not_implemented_error_means_not_attempted(kit):
+    (kit / "shared" / "unfinished.py").write_text(
+        'def helper():\n    raise NotImplementedError("exercise 02: not the stub")\n')
+    borrowed = (ROOT / "exercises/solutions/e02_wordcount.py").read_text().replace(
+        '    return str(len(args["text"].split()))',
+        '    from shared.unfinished import helper\n    return helper()')
+    start(kit, e02_wordcount=borrowed)
+    done = tao(kit, "check", "--all")
+    assert "stage 05 · failing" in done.stdout, (
+        f"a NotImplementedError from shared code is a failure, not 'not attempted':\n"
+        f"{done.stdout}")
+
+
+def test_a_skipped_test_is_not_done(kit):
+    start(kit, e01_strict_parser="solution")
+    tests = kit / "tests/exercises/test_e01_strict_parser.py"
+    original = tests.read_text()
+    tests.write_text(original.replace("    got = need(ex,", "    pytest.skip('later')\n"
+                                      "    got = need(ex,", 1))
+    try:
+        done = tao(kit, "check")
+    finally:
+        tests.write_text(original)
+    assert "skipped test is not a pass" in done.stdout and "0/14" in done.stdout
+
+
+def test_hint_and_reset_act_on_the_current_exercise_without_git(kit):
+    start(kit, e01_strict_parser="solution", e02_wordcount="def wordcount(args): pass\n")
+    tao(kit, "check")
+    hint = tao(kit, "hint")
+    assert "Hint for exercise 2: Add a wordcount tool" in hint.stdout
+    assert not (kit / ".git").exists()
+    refused = tao(kit, "reset")
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    done = tao(kit, "reset", "--yes")
+    assert done.returncode == 0 and "exercises/e02_wordcount.py is the stub again" in done.stdout
+    assert (kit / "exercises/e02_wordcount.py").read_text() == (
+        STUBS / "e02_wordcount.py").read_text()
+    again = tao(kit, "reset", "2", "--yes")
+    assert "already the original stub" in again.stdout
+
+
+def test_text_wraps_to_the_terminal_and_solutions_are_never_cropped(kit):
+    start(kit, e14_normalise_ids="solution")
+    hint = tao(kit, "hint", "14", COLUMNS="50")
+    lines = hint.stdout.splitlines()
+    assert max(map(len, lines)) <= 50, f"the hint should wrap at 50 columns:\n{hint.stdout}"
+    assert "hexdigest()[:16] is the new id" in " ".join(hint.stdout.split())
+    shown = tao(kit, "solution", "14", COLUMNS="40")
+    assert shown.returncode == 0
+    solution = (ROOT / "exercises/solutions/e14_normalise_ids.py").read_text()
+    words = " ".join(shown.stdout.split())
+    for token in max(solution.splitlines(), key=len).split():
+        assert token in words, f"{token!r} of the longest solution line was cropped"
     refused = tao(kit, "solution", "2")
     assert refused.returncode == 2 and "does not pass yet" in refused.stderr
-    assert "def agent_step" not in refused.stdout
 
 
-def test_reset_asks_first_and_restores_the_stub(kit):
-    target = kit / "exercises/e01_wordcount.py"
-    refused = tao(kit, "reset", "1")  # no terminal to ask on, no --yes: nothing happens
-    assert refused.returncode == 2 and "--yes" in refused.stderr
-    assert "NotImplementedError" not in target.read_text()
-    done = tao(kit, "reset", "1", "--yes")
-    assert done.returncode == 0 and "raise NotImplementedError" in target.read_text()
-    again = tao(kit, "reset", "1", "--yes")
-    assert "already the original stub" in again.stdout
-    shutil.copy(kit / "exercises/solutions/e01_wordcount.py", target)  # as the fixture left it
+def test_watch_redraws_takes_keys_and_never_exits_on_its_own(kit):
+    start(kit, e01_strict_parser="solution")
+    watch = subprocess.Popen([sys.executable, "-m", "shared.cli", "watch", "--interval",
+                              "0.2"], cwd=kit, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, bufsize=0, env=clean_env())
+    try:
+        seen = _read_until(watch, "q quit", 60)
+        assert "Exercise 1 (A strict TOOL: wire format, stage 04) is done." in seen
+        time.sleep(1)
+        assert watch.poll() is None, "watch must keep watching until q"
+        for key, expected in (("l", "·  3 A one-line trace"), ("n", "Next: Exercise 2"),
+                              ("h", "Hint for exercise 2:")):
+            watch.stdin.write(key.encode())
+            assert expected in _read_until(watch, "q quit", 60), f"after {key!r}"
+        watch.stdin.write(b"q")
+        assert watch.wait(timeout=30) == 0
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+            watch.wait()
+
+
+def _read_until(process, marker: str, timeout: float) -> str:
+    """Output of `process` up to the next screen that ends with `marker`."""
+    seen, deadline = b"", time.monotonic() + timeout
+    while marker.encode() not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 0.5)
+        if ready:
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode()
 
 
 @pytest.mark.parametrize("args", [("hint", "0"), ("hint", "x"), ("reset", "15", "--yes"),
@@ -82,15 +213,45 @@ def test_bad_exercise_numbers_are_one_line_errors(kit, args):
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_every_exercise_has_stub_solution_test_and_hint():
-    listed = exercises.load()
-    assert [e.number for e in listed] == list(range(1, 15))
+def test_an_unknown_exercise_mode_is_an_error_not_the_stubs():
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/exercises"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=clean_env(TAO_EXERCISES="solution"))
+    assert done.returncode != 0
+    assert "TAO_EXERCISES='solution' is not a known value" in done.stdout + done.stderr
+
+
+def test_every_exercise_has_stub_solution_tests_mutants_and_hint():
+    """Read from the shipped stubs, so a learner's edits never turn this red."""
+    listed = exercise_verbs.load()
+    assert [e.number for e in listed] == list(range(1, len(listed) + 1))
+    assert len(listed) >= 14
+    stages = [e.stage for e in listed]
+    assert stages == sorted(stages), "exercises are numbered in stage order"
     for e in listed:
-        stub = e.path.read_text(encoding="utf-8")
-        assert e.path.name.startswith(f"e{e.number:02d}_"), e.name
-        assert f'raise NotImplementedError("exercise {e.number:02d}' in stub, e.name
-        assert e.solution.exists() and e.tests.exists() and len(e.hint.splitlines()) >= 3
+        stub = e.stub.read_text(encoding="utf-8")
+        assert e.stub.name.startswith(f"e{e.number:02d}_"), e.name
+        assert stub.startswith(f'"""Exercise {e.number:02d} (stage {e.stage}'), (
+            f"{e.name}: the docstring should start 'Exercise {e.number:02d} (stage {e.stage}'")
+        assert f'raise NotImplementedError("exercise {e.number:02d}: ' in stub, e.name
+        assert e.solution.exists() and e.tests.exists() and len(e.hint.split("\n\n")) >= 2
         assert "NotImplementedError" not in e.solution.read_text(encoding="utf-8")
         assert e.tests.read_text(encoding="utf-8").startswith("# Don't change the tests!")
-    assert sorted(p.name for p in exercises.EXERCISES.glob("e*.py")) == sorted(
-        e.path.name for e in listed)
+        assert len(list(MUTANTS.glob(f"{e.name}__*.py"))) >= 3, f"{e.name}: too few mutants"
+    assert sorted(p.name for p in STUBS.glob("e*.py")) == sorted(
+        e.stub.name for e in listed), "exercises/.stubs/ and info.toml list the same files"
+
+
+def test_a_mutant_that_passes_every_test_fails_the_mutant_run(kit):
+    planted = kit / "tests/exercises/mutants/e02_wordcount__same_as_the_solution.py"
+    shutil.copy(ROOT / "exercises/solutions/e02_wordcount.py", planted)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=no",
+                               "-p", "no:cacheprovider", "tests/exercises/test_e02_wordcount.py"],
+                              cwd=kit, capture_output=True, text=True, timeout=300,
+                              env=clean_env(TAO_EXERCISES="mutants"))
+    finally:
+        planted.unlink()
+    assert done.returncode == 1, "a surviving mutant must fail the run"
+    assert "SURVIVED e02_wordcount__same_as_the_solution" in done.stderr
+    assert "mutants: 4 of 5 rejected" in done.stderr, done.stderr

@@ -1,4 +1,4 @@
-"""Exercise 06: keep the scratchpad between turns.
+"""Exercise 06 (stage 07): keep the scratchpad between turns.
 
 Stage 07's `chat()` keeps only each turn's final text, so the next turn cannot see which
 tools ran or what they returned. Here `agent_step` returns the answer *and* every message
@@ -7,11 +7,18 @@ result, and the final assistant text), and `chat` keeps all of them in the histo
 
     answer, added = agent_step("time?", [], provider, "")
     # added: [user, assistant(tool_calls), tool, assistant("It is noon.")]
+
+Within a turn, each request holds everything the turn has added so far, as stage 07's
+does, and MAX_ITERATIONS still caps the turn.
+
+Try it: `uv run exercises/e06_scratchpad.py` runs three questions on the offline model
+twice, keeping the scratchpad and keeping answers only, and prints the input tokens each
+way. The scratchpad costs tokens; what does the model gain for them?
 """
 
 from shared.cli.repo import load_stage
 
-stage = load_stage("07", "loop")  # TOOLS, run_tool, MAX_ITERATIONS
+stage = load_stage("07", "loop")  # TOOLS, run_tool, MAX_ITERATIONS, build_agent_system
 
 
 def agent_step(user_message: str, history: list[dict], provider,
@@ -39,3 +46,28 @@ def chat(lines: list[str], provider, system: str) -> list[dict]:
         _, added = agent_step(line, history, provider, system)
         history = history + added  # everything, not just the answer
     return history
+
+
+if __name__ == "__main__":  # the "Try it" above
+    from shared.providers import OfflineProvider
+
+    class Counting(OfflineProvider):
+        """The offline model, adding up the input tokens of every request."""
+
+        tokens = 0
+
+        def call(self, *args, **kwargs):
+            reply = super().call(*args, **kwargs)
+            self.tokens += reply.usage.get("input_tokens", 0)
+            return reply
+
+    lines = ["What time is it?", "How many words are in 'to be or not to be'?",
+             "And what time is it now?"]
+    kept, answers_only = Counting(), Counting()
+    history = chat(lines, kept, stage.build_agent_system())
+    short: list[dict] = []
+    for line in lines:
+        answer, _ = agent_step(line, short, answers_only, stage.build_agent_system())
+        short += [{"role": "user", "content": line}, {"role": "assistant", "content": answer}]
+    print(f"scratchpad kept: {len(history)} messages, {kept.tokens} input tokens")
+    print(f"answers only:    {len(short)} messages, {answers_only.tokens} input tokens")

@@ -1,4 +1,4 @@
-"""Exercise 08: check arguments against the tool's JSON Schema before it runs.
+"""Exercise 08 (stage 07): check arguments against the tool's JSON Schema before it runs.
 
 `random_int` takes `low` and `high`, integers from 1 to 1000, both required. Its schema
 says so (minimum / maximum). `validate(schema, args)` returns "" when `args` fit the
@@ -6,7 +6,13 @@ schema and otherwise one line saying what is wrong; `checked_run(tool, args)` re
 `Error: <that line>` without running the tool, or the tool's result.
 
 Cover: required properties, unknown properties when additionalProperties is false, the
-types integer / number / string / boolean (a bool is not an integer here), minimum, maximum.
+types integer / number / string / boolean (a bool is not an integer here; an integer
+is a number), minimum, maximum. The line names the argument and what it should be (its
+type, or the bound it broke), so the model can fix its call.
+
+Try it: `TAO_OFFLINE_QUIRK=broken_json uv run stages/07_native_tools/main.py` and ask
+for the time: the model's broken call is caught before any tool runs. Your checks catch
+the calls that parse but are wrong, before `random_int` raises on them.
 """
 
 import random

@@ -1,15 +1,20 @@
-"""Exercise 10: tool_choice, in both providers' shapes.
+"""Exercise 10 (stage 07): tool_choice, in both providers' shapes.
 
 By default the model decides whether to call a tool ("auto"). You can also demand some
-tool ("any") or one named tool. The two APIs spell it differently:
+tool ("any"), one named tool, or no tool at all ("none"). The APIs spell it differently:
 
     choice     Anthropic                          OpenAI
     "auto"     {"type": "auto"}                   "auto"
     "any"      {"type": "any"}                    "required"
+    "none"     {"type": "none"}                   "none"
     "now"      {"type": "tool", "name": "now"}    {"type": "function", "function": {"name": "now"}}
 
+    any other  a tool of that name, as "now" above
+
 Write `tool_choice(kind, choice)` for kind "anthropic" or "openai", and `force_now`,
-which makes one model turn in which the provider must call `now`.
+which makes one model turn in which the provider must call `now`, changing that one
+provider object only while the turn runs (other providers, even of the same class,
+are untouched).
 """
 
 from shared.cli.repo import load_stage
@@ -20,10 +25,11 @@ stage = load_stage("07", "loop")  # TOOLS
 def tool_choice(kind: str, choice: str) -> dict | str:
     """The `tool_choice` request field for this provider kind."""
     if kind == "anthropic":
-        return {"type": choice} if choice in ("auto", "any") else {"type": "tool",
-                                                                    "name": choice}
-    if choice in ("auto", "any"):
-        return {"auto": "auto", "any": "required"}[choice]
+        if choice in ("auto", "any", "none"):
+            return {"type": choice}
+        return {"type": "tool", "name": choice}
+    if choice in ("auto", "any", "none"):
+        return {"auto": "auto", "any": "required", "none": "none"}[choice]
     return {"type": "function", "function": {"name": choice}}
 
 

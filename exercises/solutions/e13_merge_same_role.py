@@ -1,12 +1,14 @@
-"""Exercise 13 (stretch): merge consecutive same-role turns for Anthropic.
+"""Exercise 13 (stage 07, stretch): merge consecutive same-role turns for Anthropic.
 
 Histories repaired, trimmed or built by hand can hold two user turns in a row, or two
 assistant turns. Some servers refuse that; Anthropic merges them, but a careless merge
 can break a `tool_use` / `tool_result` pair. Write `merge_same_role(messages)` over
 Anthropic-format messages (as `to_anthropic` returns them): consecutive turns of one
-role become one turn whose content is a list of blocks (a string content becomes a text
-block), and in a merged user turn every `tool_result` block comes first, in its
-original order, as the API requires. Nothing is dropped; the input is not changed.
+role become one turn. Every turn of the result, merged or not, has a list of blocks as
+its content (a string content becomes one text block), so the output has one shape.
+In each user turn every `tool_result` block comes first, the results in their original
+order, then the other blocks in theirs, as the API requires. Nothing is dropped; the
+input is not changed.
 """
 
 

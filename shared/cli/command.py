@@ -1,7 +1,7 @@
 """The `tao` command: a thin front door to the stages, the diffs and the exercises.
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
-    tao check | hint N | watch | reset N | solution N
+    tao check [--all] | hint [N] | watch | reset [N] | solution N
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs` or
 `exercise_verbs`; this module only declares the arguments and dispatches.
@@ -24,8 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
         epilog="Start with `tao tour`, then open stages/01_single_call/main.py.")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-    verbs.add_parser("list", help="the stages and what each teaches",
-                     description="List the stages: number, title, what each teaches.")
+    verbs.add_parser("list", help="the stages, and the exercises with their status",
+                     description="List the stages (number, title, what each teaches), then "
+                                 "the exercises with their status from the last checks.")
     run = verbs.add_parser("run", help="run one stage", description=(
         "Run one stage, interactively. Arguments after `--` go to the stage, e.g. "
         "`tao run 01 -- --provider ollama \"hi\"`."))
@@ -51,22 +52,27 @@ def build_parser() -> argparse.ArgumentParser:
                                           "key, its server and its model; one line each.")
     doctor.add_argument("--provider", help="check this provider instead of the default")
     doctor.add_argument("--model", help="check this model name")
-    verbs.add_parser("check", help="run the exercises in order, show progress",
-                     description="Run the exercise tests in order: done, current, pending. "
-                                 "For the first unsolved one, show what its test says.")
-    hint = verbs.add_parser("hint", help="a hint for one exercise",
+    check = verbs.add_parser("check", help="check the current exercise, show progress",
+                             description="Run the tests of the current exercise (the first "
+                                         "one not done), then show progress, every "
+                                         "exercise's status, and what its test says.")
+    check.add_argument("--all", action="store_true",
+                       help="check every exercise, not just the current one")
+    hint = verbs.add_parser("hint", help="a hint for the current exercise (or one named)",
                             description="Show the hint for one exercise.")
-    hint.add_argument("exercise", help="exercise number, e.g. 3")
-    watch = verbs.add_parser("watch", help="re-check whenever an exercise file is saved",
-                             description="Run `tao check` now and again after every save "
-                                         "in exercises/; stops when all pass or on Ctrl-C.")
+    hint.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
+    watch = verbs.add_parser("watch", help="re-check the current exercise on every save",
+                             description="Check the current exercise now and after every "
+                                         "save. Keys: h hint, l list, n next exercise, q "
+                                         "quit. It keeps watching until you press q.")
     watch.add_argument("--interval", type=float, default=1.0,
                        help="seconds between looks at the files (default 1)")
     watch.add_argument("--cycles", type=int, default=None, help=argparse.SUPPRESS)
-    reset = verbs.add_parser("reset", help="restore an exercise's stub",
+    reset = verbs.add_parser("reset", help="restore an exercise's stub (current by default)",
                              description="Restore exercises/eNN_*.py to its original stub "
-                                         "(asks first; your changes are lost).")
-    reset.add_argument("exercise", help="exercise number, e.g. 3")
+                                         "(asks first; your changes are lost). No git "
+                                         "needed: the stubs ship in exercises/.stubs/.")
+    reset.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
     reset.add_argument("--yes", action="store_true", help="do not ask")
     solution = verbs.add_parser("solution", help="the reference solution, once yours passes",
                                 description="Show the reference solution of an exercise. "

@@ -42,6 +42,7 @@ def stage_summary(folder: Path) -> tuple[str, str]:
 
 
 def cmd_list(args, console) -> int:
+    """The stages and what each teaches, then the exercises with their status."""
     table = Table(title="tao stages", title_justify="left")
     table.add_column("#", style="bold")
     table.add_column("stage")
@@ -51,7 +52,12 @@ def cmd_list(args, console) -> int:
         table.add_row(number, Text(title), Text(teaches))
     console.print(table)
     console.print(Text("run one: tao run NN · see what changed: tao diff NN", "dim"))
-    console.print(Text(f"{len(exercise_verbs.load())} exercises: `tao check` shows your progress",
+    console.print()
+    exercises = exercise_verbs.load()
+    known = exercise_verbs.statuses(exercises)  # from the last checks: nothing runs here
+    exercise_verbs.show_overview(console, exercises, known,
+                                 exercise_verbs.current(exercises, known))
+    console.print(Text("check the current one: tao check · every one: tao check --all",
                        "dim"))
     return 0
 

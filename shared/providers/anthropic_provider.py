@@ -41,8 +41,8 @@ class AnthropicProvider(SDKProvider):
             "stream": True,
         }
         if system:
-            # the system prompt (and the tools before it) is the same every turn:
-            # mark it cacheable so later turns are read from the prompt cache
+            # the system prompt is the same every turn: mark it cacheable (the API caches
+            # it only from a minimum length, 1,024 tokens or more depending on the model)
             params["system"] = [
                 {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
             ]
@@ -52,6 +52,10 @@ class AnthropicProvider(SDKProvider):
                 for t in tools
             ]
         return params
+
+    def wire_kind(self, data: dict) -> str:
+        """Anthropic's events name themselves: message_start, content_block_delta, …."""
+        return str(data.get("type", ""))
 
     def _open(self, params: dict):
         """Send the request; the SDK raises on an HTTP error status."""

@@ -120,6 +120,11 @@ class Provider:
     model = ""
     # where retry notes go; None writes them to stderr as one `note:` line
     on_notice: Callable[[str], None] | None = None
+    # called with (kind, data) for each event an SDK-backed provider reads off the wire
+    # (Anthropic: the event's type; OpenAI: "chunk"); `--show-wire` listens here
+    on_wire_event: Callable[[str, dict], None] | None = None
+    # the last complete Reply, so `stream()` callers can read its usage and stop reason
+    last_reply: Reply | None = None
 
     def stream(self, messages: list[dict], system: str = "") -> Iterator[str]:
         """Yield the reply's text deltas as they arrive."""
@@ -157,6 +162,7 @@ class Provider:
                     if on_reasoning is not None:
                         on_reasoning(item)
                 elif type(item) is Reply:
+                    self.last_reply = item
                     return item
                 else:
                     raise ProviderError(f"{self.name}: turn() yielded {type(item).__name__}, "

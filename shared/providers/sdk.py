@@ -218,9 +218,22 @@ class SDKProvider(Provider):
                     f"the server answered with {kind or 'no content type'}, not an event "
                     f"stream: {body}", hint="check the base URL (an API's usually ends in "
                     "/v1); a proxy or a login page may be answering instead")
-            yield from self._assemble(sse_data(response), shown)
+            events = sse_data(response)
+            if self.on_wire_event is not None:
+                events = self._tapped(events)
+            yield from self._assemble(events, shown)
         finally:
             response.close()
+
+    def _tapped(self, events: Iterator[dict]) -> Iterator[dict]:
+        """The events, each shown to `on_wire_event` first (as `wire_kind` names it)."""
+        for data in events:
+            self.on_wire_event(self.wire_kind(data), data)
+            yield data
+
+    def wire_kind(self, data: dict) -> str:
+        """What `on_wire_event` calls this event: OpenAI's chunks have no type."""
+        return "chunk"
 
     def _failure(self, exc: Exception) -> Failure:
         """Classify any exception from a turn (SDK, transport, or stream)."""

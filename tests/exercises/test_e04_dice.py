@@ -27,6 +27,12 @@ def test_rolls_are_between_1_and_20_and_come_from_the_rng(ex):
     values = {int(r) for r in rolls}
     assert values <= set(range(1, 21)), f"rolls out of 1..20: {sorted(values - set(range(1, 21)))}"
     assert len(values) > 10, "200 seeds should give many different rolls: use the rng you are given"
+    roll = make(random.Random(0))
+    many = {int(roll({})) for _ in range(2000)}
+    assert many == set(range(1, 21)), (
+        f"2000 rolls should show every face from 1 to 20; missing "
+        f"{sorted(set(range(1, 21)) - many)} (randint includes both ends, randrange leaves "
+        "out the top)")
 
 
 def test_a_seeded_turn_repeats_exactly(ex):
@@ -43,6 +49,9 @@ def test_replay_gives_a_rerun_the_recorded_observations(ex):
     recorded = three_rolls_and_a_sum(make(random.Random(1)))
     rerun = three_rolls_and_a_sum(replay(recorded))
     assert rerun == recorded, "a re-run must see the recorded results, not new rolls"
-    tool = replay(["5"])
-    assert tool({}) == "5" and tool({}).startswith("Error"), (
+    kept = ["5", "7"]
+    tool = replay(kept)
+    assert [tool({}), tool({})] == ["5", "7"], "replay hands back the results in order"
+    assert tool({}).startswith("Error: "), (
         "after the recorded results run out, replay should return an 'Error: ...' string")
+    assert kept == ["5", "7"], "replay must not use up the caller's list"

@@ -5,15 +5,27 @@ from exercise_support import need
 from shared.providers import Tool
 
 GOOD = [{"low": 1, "high": 6}, {"low": 1000, "high": 1000}, {"low": 5, "high": 500}]
-BAD = [
-    ({"low": 1}, "high"),                        # missing
-    ({}, "low"),                                 # both missing: the first is named
-    ({"low": 1, "high": 6, "seed": 3}, "seed"),  # unknown argument
-    ({"low": "1", "high": 6}, "low"),            # a string, not an integer
-    ({"low": 1.5, "high": 6}, "low"),            # a float, not an integer
-    ({"low": True, "high": 6}, "low"),           # a bool is not an integer
-    ({"low": 0, "high": 6}, "low"),              # below minimum
-    ({"low": 1, "high": 1001}, "high"),          # above maximum
+BAD = [  # arguments, then words the one-line problem must contain
+    ({"low": 1}, ["high"]),                               # missing
+    ({}, ["low"]),                                        # both missing: the first is named
+    ({"low": 1, "high": 6, "seed": 3}, ["seed"]),         # unknown argument
+    ({"low": "1", "high": 6}, ["low", "integer"]),        # a string, not an integer
+    ({"low": 1.5, "high": 6}, ["low", "integer"]),        # a float, not an integer
+    ({"low": True, "high": 6}, ["low", "integer"]),       # a bool is not an integer
+    ({"low": 0, "high": 6}, ["low", "1"]),                # below minimum: name the bound
+    ({"low": 1, "high": 1001}, ["high", "1000"]),         # above maximum: name the bound
+]
+
+MIXED = {"type": "object", "properties": {
+    "text": {"type": "string"}, "ratio": {"type": "number", "minimum": 0},
+    "loud": {"type": "boolean"}, "note": {}}, "required": ["text"]}
+MIXED_GOOD = [{"text": "hi"}, {"text": "hi", "ratio": 0.5, "loud": False},
+              {"text": "", "ratio": 3}, {"text": "x", "note": [1, 2]}, {"text": "x", "extra": 1}]
+MIXED_BAD = [
+    ({"text": 5}, ["text", "string"]), ({"text": "x", "ratio": "0.5"}, ["ratio", "number"]),
+    ({"text": "x", "ratio": True}, ["ratio", "number"]), ({"text": "x", "loud": 1}, ["loud",
+                                                                                  "boolean"]),
+    ({"text": "x", "ratio": -0.5}, ["ratio", "0"]),
 ]
 
 
@@ -22,11 +34,27 @@ def test_arguments_that_fit_pass(ex, args):
     assert need(ex, "validate", "schema", "args")(ex.RANDOM_INT.schema, args) == ""
 
 
-@pytest.mark.parametrize(("args", "culprit"), BAD)
-def test_arguments_that_do_not_fit_are_named(ex, args, culprit):
+@pytest.mark.parametrize(("args", "words"), BAD)
+def test_arguments_that_do_not_fit_are_named(ex, args, words):
     problem = need(ex, "validate", "schema", "args")(ex.RANDOM_INT.schema, args)
-    assert problem and culprit in problem, (
-        f"validate should reject {args} and name {culprit!r}; it said {problem!r}")
+    assert problem and all(w in problem for w in words), (
+        f"validate should reject {args} with a line containing {words}; it said {problem!r}")
+    assert "\n" not in problem.strip(), "one line, please"
+
+
+@pytest.mark.parametrize("args", MIXED_GOOD)
+def test_other_types_that_fit_pass(ex, args):
+    problem = need(ex, "validate", "schema", "args")(MIXED, args)
+    assert problem == "", (
+        f"{args} fits the schema (strings, numbers, booleans, an untyped property, extra "
+        f"arguments allowed); validate said {problem!r}")
+
+
+@pytest.mark.parametrize(("args", "words"), MIXED_BAD)
+def test_other_types_that_do_not_fit_are_named(ex, args, words):
+    problem = need(ex, "validate", "schema", "args")(MIXED, args)
+    assert problem and all(w in problem for w in words), (
+        f"validate should reject {args} with a line containing {words}; it said {problem!r}")
 
 
 def test_checked_run_never_runs_a_tool_with_bad_arguments(ex):

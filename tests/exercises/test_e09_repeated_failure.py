@@ -1,7 +1,8 @@
 # Don't change the tests! They tell you when exercises/e09_repeated_failure.py is done.
+import pytest
 from exercise_support import need
 
-from shared.providers import Reply, ScriptedProvider, ToolCall
+from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall
 
 
 def calc(expression, call_id="c"):
@@ -42,3 +43,24 @@ def test_a_different_failure_or_a_success_in_between_resets(ex):
 def test_one_failure_then_a_fix_answers_normally(ex):
     answer, _ = run(ex, [calc("1/0"), calc("1/1"), "It is 1."])
     assert answer == "It is 1."
+
+
+def test_each_result_goes_back_to_the_model(ex):
+    _, model = run(ex, [calc("1/0"), calc("1/1"), "It is 1."])
+    second = model.calls[1]["messages"]
+    assert [m["role"] for m in second] == ["user", "assistant", "tool"], (
+        "the second request should carry the call and its result; its roles are "
+        f"{[m['role'] for m in second]}")
+    assert "division by zero" in second[2]["content"], "the model must see what went wrong"
+
+
+def test_the_iteration_cap_still_holds(ex):
+    cap = ex.stage.MAX_ITERATIONS
+    replies = [calc(f"{n}+1") for n in range(cap + 3)]
+    try:
+        answer, model = run(ex, replies)
+    except ProviderError:
+        pytest.fail(f"the model was asked more than {cap} times: keep stage 07's "
+                    "MAX_ITERATIONS cap", pytrace=False)
+    assert len(model.calls) == cap and answer.startswith("Stopped"), (
+        f"calls that keep working are not failures, but the cap of {cap} still ends the turn")

@@ -1,19 +1,28 @@
 # Don't change the tests! They tell you when exercises/e10_tool_choice.py is done.
 import pytest
+import sdk_standin
 from exercise_support import need
-from fake_api import FakeAPI, anthropic_stream, openai_stream
 
+from shared.cli.repo import load_stage
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
 
 EXPECTED = {
     ("anthropic", "auto"): {"type": "auto"},
     ("anthropic", "any"): {"type": "any"},
+    ("anthropic", "none"): {"type": "none"},
     ("anthropic", "now"): {"type": "tool", "name": "now"},
+    ("anthropic", "wordcount"): {"type": "tool", "name": "wordcount"},
     ("openai", "auto"): "auto",
     ("openai", "any"): "required",
+    ("openai", "none"): "none",
     ("openai", "now"): {"type": "function", "function": {"name": "now"}},
+    ("openai", "wordcount"): {"type": "function", "function": {"name": "wordcount"}},
 }
+CLASSES = {"anthropic": AnthropicProvider, "openai": OpenAIProvider}
+STREAMS = {"anthropic": sdk_standin.anthropic_events, "openai": sdk_standin.openai_chunks}
+TOOLS = load_stage("07", "tools").TOOLS
+HELLO = [{"role": "user", "content": "hello"}]
 
 
 @pytest.mark.parametrize(("kind", "choice"), list(EXPECTED))
@@ -25,15 +34,20 @@ def test_each_choice_in_each_providers_shape(ex, kind, choice):
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_force_now_sends_a_request_the_api_accepts(ex, kind):
-    make = anthropic_stream if kind == "anthropic" else openai_stream
-    cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
-    with FakeAPI(kind) as api:
-        api.queue(make([], tools=[("call_1", "now", ["{}"])]))
-        provider = cls(api_key="test-key-123456789", base_url=api.base_url)
-        reply = need(ex, "force_now", "provider", "messages")(
-            provider, [{"role": "user", "content": "hello"}])
-    assert api.violations == [], f"the API refused the request: {api.violations}"
-    assert api.requests[0].get("tool_choice") == EXPECTED[kind, "now"], (
+    provider = sdk_standin.provider(CLASSES[kind], kind,
+                                    STREAMS[kind]([], tools=[("call_1", "now", ["{}"])]))
+    bystander = sdk_standin.provider(CLASSES[kind], kind)
+    during = []  # what another provider of the same class would send, mid-turn
+    client = provider._client
+    client.on_request = lambda params: during.append(bystander.request(HELLO, "", TOOLS))
+    reply = need(ex, "force_now", "provider", "messages")(provider, HELLO)
+    assert client.violations == [], f"the API would refuse the request: {client.violations}"
+    assert client.requests[0].get("tool_choice") == EXPECTED[kind, "now"], (
         "the request should carry tool_choice forcing `now`")
     assert [c.name for c in reply.tool_calls] == ["now"]
+    assert "tool_choice" not in during[0], (
+        "another provider of the same class got tool_choice too: change this one object "
+        "(provider.request = ...), not its class")
     assert "request" not in vars(provider), "leave the provider as you found it"
+    assert "tool_choice" not in provider.request(HELLO, "", TOOLS), (
+        "after force_now the provider's requests are as before")

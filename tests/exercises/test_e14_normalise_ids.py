@@ -40,9 +40,25 @@ def test_long_and_odd_ids_are_replaced_consistently(ex):
     assert messages == before, "normalise_ids must return a copy, not edit its input"
     assert both_apis_accept(fixed), "after normalising, both APIs should accept the history"
     expected = "call_" + hashlib.sha1(LONG.encode()).hexdigest()[:16]
-    assert fixed[1]["tool_calls"][0]["id"] == expected, "use call_ + 16 hex digits of SHA-1"
+    assert fixed[1]["tool_calls"][0]["id"] == expected, (
+        f"use call_ + 16 hex digits of SHA-1: expected {expected}, got "
+        f"{fixed[1]['tool_calls'][0]['id']}")
     assert fixed[2]["tool_call_id"] == expected and fixed[-1]["tool_call_id"] == expected, (
         "the same old id must become the same new id everywhere, in every turn")
     ids = [c["id"] for c in fixed[1]["tool_calls"]]
     assert ids[2] == "call_ok" and len(set(ids)) == 3, (
         "valid ids stay; different ids stay different")
+
+
+def test_a_new_id_never_takes_one_already_in_use(ex):
+    digest = hashlib.sha1(LONG.encode()).hexdigest()
+    squatter = "call_" + digest[:16]  # a valid id that happens to be LONG's new id
+    messages = history(LONG, squatter)
+    fixed = need(ex, "normalise_ids", "messages")(messages)
+    ids = [c["id"] for c in fixed[1]["tool_calls"]]
+    assert ids[1] == squatter, "a valid id stays as it is"
+    assert ids[0] == "call_" + digest[:17], (
+        f"{squatter} is taken, so LONG needs one more hex digit: call_{digest[:17]}; got "
+        f"{ids[0]}. Two calls with one id would get each other's results")
+    assert [m["tool_call_id"] for m in fixed if m["role"] == "tool"] == [ids[0], ids[1], ids[0]]
+    assert both_apis_accept(fixed)

@@ -1,0 +1,20 @@
+"""Exercise 05 (stage 07): repair a history so strict APIs accept it.
+
+A crash, a Ctrl-C or a trimmed history can leave tool messages without the call they
+answer (orphans), results that arrive late or twice, or calls without a result.
+Anthropic and OpenAI both refuse such a history. `repair` returns a new list in which
+every `role: "tool"` message answers, once, a call of the assistant turn just before
+it (other results of that turn may sit in between), and every call has a result: a
+missing one gets MISSING_RESULT, placed right after the results its turn already has.
+Any other tool message is dropped. The input list and its messages are not changed.
+
+"""
+
+MISSING_RESULT = "Error: no result: the call was interrupted or lost"  # Don't change this line
+
+
+def repair(messages: list[dict]) -> list[dict]:
+    """`messages` with stray results dropped and missing results backfilled."""
+    # TODO: walk the messages once, remembering which calls of the latest assistant turn
+    #       still owe a result; a tool message that answers none of them is dropped
+    raise NotImplementedError("exercise 05: orphan tool results")

@@ -1,0 +1,47 @@
+"""Exercise 03 (stage 05): a one-line trace per iteration.
+
+Rewrite stage 05's `agent_step` with a `verbose` flag. With `verbose=True` it prints one
+line per iteration: `[N] TOOL ARGS -> OBSERVATION` for a tool call (ARGS as JSON, the
+observation cut to 80 characters) and `[N] answer` for the final one. With
+`verbose=False` it prints nothing. The answers, the messages the model is sent, and
+the MAX_ITERATIONS cap are the same as stage 05's either way.
+
+Try it: `uv run exercises/e03_iteration_trace.py` asks the offline model, with its
+unknown-tool quirk, for the time, and prints your trace: one line per iteration shows
+how the loop recovered from the model's mistake.
+"""
+
+import json
+
+from shared.cli.repo import load_stage
+
+stage = load_stage("05", "loop")  # _parse_tool_call, run_tool, observation, MAX_ITERATIONS
+
+
+def agent_step(user_message: str, history: list[dict], provider, system: str,
+               verbose: bool = False) -> str:
+    """Stage 05's loop; prints `[1] now {} -> 2026-05-01T09:30:00+00:00` when verbose."""
+    messages = history + [{"role": "user", "content": user_message}]
+    for iteration in range(1, stage.MAX_ITERATIONS + 1):
+        reply = "".join(provider.stream(messages, system))
+        call = stage._parse_tool_call(reply)
+        if call is None:
+            if verbose:
+                print(f"[{iteration}] answer")
+            return reply
+        name, args = call["tool"], call.get("args", {})
+        result = stage.run_tool(name, args)
+        # one line per iteration: what was called, with what, and what came back
+        if verbose:
+            print(f"[{iteration}] {name} {json.dumps(args)} -> {result[:80]}")
+        messages.append({"role": "assistant", "content": reply})
+        messages.append({"role": "user", "content": stage.observation(name, result)})
+    return f"Stopped: no answer after {stage.MAX_ITERATIONS} iterations."
+
+
+if __name__ == "__main__":  # the "Try it" above
+    from shared.providers import OfflineProvider
+
+    model = OfflineProvider(quirk="unknown_tool")
+    print(agent_step("What time is it?", [], model,
+                     stage.build_agent_system(), verbose=True))

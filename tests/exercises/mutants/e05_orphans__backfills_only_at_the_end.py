@@ -1,0 +1,29 @@
+"""Wrong on purpose (e05): missing results are added at the end, far from their calls."""
+
+MISSING_RESULT = "Error: no result: the call was interrupted or lost"  # Don't change this line
+
+
+def repair(messages: list[dict]) -> list[dict]:
+    """`messages` with stray results dropped and missing results backfilled."""
+    repaired: list[dict] = []
+    owed: dict[str, dict] = {}  # id -> call, for calls of the latest assistant turn
+
+    def settle():
+        # backfill before anything else is appended, so results stay next to their calls
+        for call in owed.values():
+            repaired.append({"role": "tool", "tool_call_id": call["id"], "name": call["name"],
+                             "content": MISSING_RESULT})
+        owed.clear()
+
+    for message in messages:
+        if message["role"] == "tool":
+            # only a call still waiting may be answered: orphans, late and repeated
+            # results all fail this test
+            if owed.pop(message.get("tool_call_id"), None) is not None:
+                repaired.append(dict(message))
+            continue
+        repaired.append(dict(message))
+        for call in message.get("tool_calls") or ():
+            owed[call["id"]] = call
+    settle()
+    return repaired

@@ -1,0 +1,35 @@
+"""Wrong on purpose (e05):
+any call ever made may be answered, so late results stay (the old reference).
+"""
+
+MISSING_RESULT = "Error: no result: the call was interrupted or lost"  # Don't change this line
+
+
+def repair(messages: list[dict]) -> list[dict]:
+    """`messages` with stray results dropped and missing results backfilled."""
+    repaired: list[dict] = []
+    owed: dict[str, dict] = {}  # id -> call, for calls of the latest assistant turn
+    declared: set[str] = set()
+
+    def settle():
+        # backfill before anything else is appended, so results stay next to their calls
+        for call in owed.values():
+            repaired.append({"role": "tool", "tool_call_id": call["id"], "name": call["name"],
+                             "content": MISSING_RESULT})
+        owed.clear()
+
+    for message in messages:
+        if message["role"] == "tool":
+            # only a call still waiting may be answered: orphans, late and repeated
+            # results all fail this test
+            if message.get("tool_call_id") in declared:
+                owed.pop(message["tool_call_id"], None)
+                repaired.append(dict(message))
+            continue
+        settle()
+        repaired.append(dict(message))
+        for call in message.get("tool_calls") or ():
+            owed[call["id"]] = call
+            declared.add(call["id"])
+    settle()
+    return repaired

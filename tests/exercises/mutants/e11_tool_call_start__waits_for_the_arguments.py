@@ -1,0 +1,97 @@
+"""Exercise 11 (stage 07): know a tool call is coming before its arguments arrive.
+
+A user interface wants to show "calling wordcount…" the moment the model starts a
+call, not after its (possibly long) arguments have streamed in. Write
+`tool_call_starts(kind, event, seen)`: given one event of a provider's stream, as the
+JSON object it is on the wire (a dict), return the names of the tool calls that
+*start* in it (usually none, sometimes one).
+
+    anthropic: an event whose "type" is "content_block_start" and whose
+               "content_block" is a "tool_use" block (it carries the name)
+    openai:    a chunk whose choices[0]["delta"]["tool_calls"] has an "index" not seen
+               before (only the first fragment of a call carries its name; later ones
+               only carry argument text); the last chunk of a stream has no choices
+
+`seen` is a set you may use to remember indexes between events of one stream.
+
+`announce(provider, console)` below is already written: it listens on the provider's
+`on_wire_event` hook (every event the provider reads, as a dict), runs each through
+your function and shows `calling NAME…` with a spinner.
+
+Try it (needs a real model): with ANTHROPIC_API_KEY, OPENAI_API_KEY or a local server
+(OPENAI_BASE_URL) set, `uv run exercises/e11_tool_call_start.py` is stage 07's chat with
+the announcement. Ask "how many words are in" a long paragraph and watch the line
+appear while the arguments are still streaming.
+"""
+
+from shared.providers.anthropic_provider import AnthropicProvider
+
+
+def tool_call_starts(kind: str, event: dict, seen: set) -> list[str]:
+    """Names of the tool calls that start in this stream event."""
+    if kind == "anthropic":
+        block = event.get("content_block") or {}
+        if event.get("type") == "content_block_start" and block.get("type") == "tool_use":
+            seen.add((event["index"], block["name"]))
+        if event.get("type") == "content_block_stop":
+            return [name for index, name in seen if index == event["index"]]
+        return []
+    if not event.get("choices"):  # the usage-only chunk at the end
+        return []
+    started = []
+    for fragment in event["choices"][0].get("delta", {}).get("tool_calls") or ():
+        # the index ties fragments together; its first appearance is the start
+        if fragment["index"] not in seen:
+            seen.add(fragment["index"])
+            started.append(fragment["function"]["name"])
+    return started
+
+
+# ---- already written: the wiring that makes your hook visible (no need to change it)
+
+
+def announce(provider, console) -> None:
+    """Make `provider` show `calling NAME…` on `console` as each of its tool calls starts."""
+    kind = "anthropic" if isinstance(provider, AnthropicProvider) else "openai"
+    seen: set = set()
+    spinner = []  # the spinner now turning, if any
+
+    def stop_spinner() -> None:
+        while spinner:
+            spinner.pop().stop()
+
+    def on_wire_event(event_kind: str, event: dict) -> None:
+        for name in tool_call_starts(kind, event, seen):
+            stop_spinner()
+            console.print(f"calling {name}…", style="yellow")
+            if console.is_terminal:
+                spinner.append(console.status(f"{name}: arguments arriving…"))
+                spinner[-1].start()
+
+    turn = provider.turn
+
+    def announced_turn(*args):
+        seen.clear()  # indexes count from 0 again in every reply
+        try:
+            yield from turn(*args)
+        finally:
+            stop_spinner()
+
+    provider.on_wire_event = on_wire_event  # this provider object only
+    provider.turn = announced_turn
+
+
+if __name__ == "__main__":  # the "Try it" above
+    from shared.cli.repo import load_stage
+    from shared.providers import get_provider
+    from shared.providers.openai_provider import OpenAIProvider
+    from shared.trace import Trace
+
+    model = get_provider()
+    if not isinstance(model, AnthropicProvider | OpenAIProvider):
+        raise SystemExit("this needs a real model's event stream: set ANTHROPIC_API_KEY, "
+                         "OPENAI_API_KEY or OPENAI_BASE_URL")
+    trace = Trace()
+    announce(model, trace.console)
+    stage = load_stage("07", "main")
+    stage.chat(model, trace, load_stage("07", "loop").build_agent_system())
