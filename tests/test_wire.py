@@ -142,8 +142,10 @@ def test_the_body_shown_is_the_body_the_server_receives_and_the_key_never_shows(
     out = shown(tap)
     assert KEY not in out and "[key hidden]" in out, "a key must never reach the screen"
     assert f"POST {api.base_url}" in out
-    # this provider reports no events yet: they are synthesized, and labelled so
-    assert f"as the {flavour} API would stream it" in out
+    # an SDK-backed provider reports the events it really read, in order
+    assert "events as they arrived" in out and "would stream it" not in out
+    first = "message_start" if flavour == "anthropic" else "chunk"
+    assert first in out and out.index(first) < out.index("Hi there")
 
 
 # ------------------------------------------------------------------ layout

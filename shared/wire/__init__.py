@@ -136,7 +136,7 @@ class WireTap(Provider):
 
     def _secrets(self) -> list[str | None]:
         """The keys to hide wherever they might show up."""
-        return [getattr(self.sdk, "_key", None)]
+        return list(getattr(self.sdk, "_secrets", None) or ())
 
 
 _MISSING = object()
