@@ -25,6 +25,11 @@ DEMOS = {
     "06": ([], "How many words are in 'to be or not to be'?\nWhat is 12 * (3 + 4)?\n"),
     "07": ([], "What time is it, and how many words are in "
                "'the quick brown fox jumps over the lazy dog'?\n"),
+    "08": (["--budget", "300"], "What time is it?\nHow many words are in 'to be or not to be'?\n"
+                                "What is 12 * (3 + 4)?\n"),
+    "09": (["--max-iterations", "1"], "What time is it, and what is 12 / 0?\n"),
+    "10": ([], "What time is it? Also fetch 'example.org' and search the web for it, "
+               "1 second each.\n"),
 }
 
 

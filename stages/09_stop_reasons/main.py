@@ -1,0 +1,59 @@
+"""Stage 09: stop reasons as data.
+
+Every turn ends with a reason the code can act on (completed, max_iterations, max_tokens,
+refusal, error), and the iteration cap ends with an honest summary, not an apology.
+
+    uv run stages/09_stop_reasons/main.py
+    uv run stages/09_stop_reasons/main.py --max-iterations 1   # watch the cap's summary
+"""
+
+from context import CONTEXT_BUDGET
+from loop import MAX_ITERATIONS, agent_step, build_agent_system
+
+from shared.providers import get_provider
+from shared.stage_main import run, stage_parser
+from shared.trace import Trace
+
+
+def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
+         max_iterations: int = MAX_ITERATIONS) -> None:
+    """Read lines until an empty one (or Ctrl-D); each reply sees the whole history."""
+    history: list[dict] = []
+    while True:
+        try:
+            line = trace.prompt()
+        except EOFError:
+            break
+        if not line.strip():
+            break
+        try:
+            # the whole turn comes back: request, tool calls and results, answer
+            turn = agent_step(line, history, provider, system, trace,
+                              on_text_delta=trace.stream_delta, budget=budget,
+                              max_iterations=max_iterations)
+        except KeyboardInterrupt:
+            trace.note("reply cancelled; the history is unchanged")
+            continue
+        if turn.stop_reason == "error":
+            trace.error(turn.answer)
+        else:
+            trace.answer(turn.answer)
+        trace.note(f"turn ended: {turn.stop_reason}")  # the reason, as data the code can use
+        history = turn.messages
+
+
+def main() -> None:
+    parser = stage_parser(__doc__)
+    parser.add_argument("--budget", type=int, default=CONTEXT_BUDGET,
+                        help=f"tokens one request may take (default {CONTEXT_BUDGET})")
+    parser.add_argument("--max-iterations", type=int, default=MAX_ITERATIONS,
+                        help=f"model calls one turn may make (default {MAX_ITERATIONS})")
+    args = parser.parse_args()
+    provider = get_provider(args.provider, args.model)
+    trace = Trace(save=args.save_trace)
+    chat(provider, trace, build_agent_system(), args.budget, args.max_iterations)
+    trace.finish()
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,23 @@
+"""Exercise 19 (stage 10): a limit per tool on calls running at once.
+
+A server may take only two requests from you at a time. `run_limited` runs the calls
+of one reply together, as stage 10's `run_calls` does, but never more than
+`limits[name]` calls of one tool at the same time; a tool with no entry has no limit,
+and calls to different tools never wait for each other. Results come back in call
+order. `run` is an async function: `await run(call)` returns that call's result.
+
+    await run_limited(calls, run, {"fetch": 2})   # five fetches: two at a time
+"""
+
+import asyncio
+
+
+async def run_limited(calls: list, run, limits: dict[str, int]) -> list[str]:
+    """Every call's result, in call order; at most limits[name] calls of a tool at once."""
+    gate = asyncio.Semaphore(min(limits.values(), default=len(calls) or 1))  # wrong: shared
+
+    async def one(call):
+        async with gate:
+            return await run(call)
+
+    return list(await asyncio.gather(*(one(call) for call in calls)))

@@ -1,0 +1,44 @@
+# Don't change the tests! They tell you when exercises/e17_tool_gate.py is done.
+import pytest
+from exercise_support import need
+
+from shared.providers import Reply, ToolCall
+
+CALL = [ToolCall("c1", "wordcount", {"text": "a b"})]
+
+CASES = [
+    # (stop_reason, has tool calls, retried already, expected step)
+    ("tool_use", True, False, "run"),  # Anthropic: the reply ended to call tools
+    ("tool_calls", True, False, "run"),  # OpenAI's raw finish_reason
+    ("end_turn", True, False, "run"),  # some servers end with calls and a plain stop
+    ("stop", True, False, "run"),
+    ("end_turn", False, False, "answer"),  # a plain answer
+    ("stop", False, False, "answer"),
+    ("refusal", True, False, "refuse"),  # calls that arrive with a refusal never run
+    ("content_filter", True, False, "refuse"),  # OpenAI's filter, calls and all
+    ("refusal", False, False, "refuse"),
+    ("content_filter", False, True, "refuse"),
+    ("max_tokens", True, False, "retry"),  # cut off inside a call: one more try
+    ("length", True, False, "retry"),  # OpenAI's raw name for the same
+    ("max_tokens", True, True, "truncated"),  # cut off again: report it
+    ("length", True, True, "truncated"),
+    ("max_tokens", False, False, "truncated"),  # cut-off text is not retried
+    ("pause_turn", True, False, "answer"),  # an end this gate does not know: run nothing
+    ("error", True, False, "answer"),
+]
+
+
+@pytest.mark.parametrize("stop, has_calls, retried, expected", CASES,
+                         ids=[f"{c[0]}-{'calls' if c[1] else 'text'}-{c[2]}" for c in CASES])
+def test_next_step(ex, stop, has_calls, retried, expected):
+    next_step = need(ex, "next_step", "reply", "retried")
+    reply = Reply("some text", list(CALL) if has_calls else [], stop)
+    got = next_step(reply, retried)
+    assert got == expected, (
+        f"a reply ending with {stop!r} {'with' if has_calls else 'without'} tool calls"
+        f"{' after a retry' if retried else ''} should give {expected!r}, not {got!r}")
+
+
+def test_retried_defaults_to_false(ex):
+    next_step = need(ex, "next_step", "reply")
+    assert next_step(Reply("", list(CALL), "max_tokens")) == "retry"

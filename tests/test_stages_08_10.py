@@ -1,0 +1,469 @@
+"""Stages 08-10: memory under a budget, stop reasons as data, concurrent tools.
+
+Run as a script, it prints stage 08's budget table as its README shows it:
+
+    uv run python tests/test_stages_08_10.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers, when run as a script
+
+# ruff: noqa: E402  (the imports below need tests/ on sys.path, set just above)
+from fake_api import FakeAPI, anthropic_stream, check_anthropic, check_openai, openai_stream
+from helpers import ROOT, load_stage, run_stage, stage_dir
+
+from shared.providers import OfflineProvider, ProviderError, Reply, ScriptedProvider
+from shared.providers.anthropic_provider import AnthropicProvider, to_anthropic
+from shared.providers.base import Tool, ToolCall
+from shared.providers.openai_provider import OpenAIProvider, to_openai
+from shared.trace import Trace, make_console
+
+LOOP08, CONTEXT08 = load_stage("08", "loop"), load_stage("08", "context")
+LOOP09 = load_stage("09", "loop")
+LOOP10, TOOLS10 = load_stage("10", "loop"), load_stage("10", "tools")
+
+
+def calls(*tool_calls, stop="tool_use", text=""):
+    """A scripted reply asking for these calls."""
+    return Reply(text, list(tool_calls), stop)
+
+
+def wc(call_id, text="a b c"):
+    return ToolCall(call_id, "wordcount", {"text": text})
+
+
+def trace_to_text():
+    return Trace(make_console(file=io.StringIO(), width=100))
+
+
+def accepted(messages, tools=True):
+    """None if both APIs would take this history, else what they object to."""
+    tool_list = [{"name": "wordcount", "input_schema": {"type": "object"}}] if tools else []
+    anthropic = {"model": "m", "max_tokens": 5, "stream": True,
+                 "messages": to_anthropic(messages)}
+    if tool_list:
+        anthropic["tools"] = tool_list
+    return (check_openai({"model": "m", "stream": True, "messages": to_openai(messages)},
+                         {"authorization": "Bearer k"})
+            or check_anthropic(anthropic, {"x-api-key": "k", "anthropic-version": "1"}))
+
+
+# ---------------------------------------------------------------- stage 08: memory, budget
+
+
+def test_stage08_turn_two_sees_turn_one_tool_calls_and_results():
+    model = ScriptedProvider([calls(wc("c1", "one two three")), "Three words.",
+                              "Your first text had three words: wordcount said 3."])
+    history = LOOP08.agent_step("count 'one two three'", [], model, "")
+    LOOP08.agent_step("what exactly did the tool say?", history, model, "")
+    seen = model.calls[2]["messages"]
+    assert [m["role"] for m in seen] == ["user", "assistant", "tool", "assistant", "user"], (
+        "turn two must be sent turn one's whole scratchpad, not just its final text")
+    assert seen[2] == {"role": "tool", "tool_call_id": "c1", "name": "wordcount",
+                       "content": "3"}
+
+
+def test_stage08_agent_step_returns_a_new_history_and_leaves_the_old_alone():
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    before = copy.deepcopy(history)
+    after = LOOP08.agent_step("x", history, ScriptedProvider([calls(wc("c1")), "ok"]), "")
+    assert history == before, "a cancelled turn must leave the caller's history unchanged"
+    assert after[:2] == before and after[-1] == {"role": "assistant", "content": "ok"}
+    assert len(after) == 6  # user, assistant(call), tool, assistant(answer) added
+
+
+def test_stage08_the_history_keeps_a_long_result_whole_but_the_model_is_sent_a_capped_one():
+    big = "word " * 3000  # 15,000 characters of tool output
+    tools = [Tool("dump", "big output", {"type": "object", "properties": {}}, lambda a: big)]
+    model = ScriptedProvider([calls(ToolCall("c1", "dump", {})), "done"])
+    original = LOOP08.TOOLS[:]
+    LOOP08.TOOLS[:] = tools
+    try:
+        history = LOOP08.agent_step("x", [], model, "")
+    finally:
+        LOOP08.TOOLS[:] = original
+    assert history[2]["content"] == big, "nothing may be lost from the history itself"
+    sent = model.calls[1]["messages"][2]["content"]
+    assert len(sent) < CONTEXT08.MAX_OBSERVATION + 60 and "more characters cut" in sent
+
+
+def long_session(budget, turns=10, trace=None):
+    """Ten turns, each sending ~100 words through wordcount: (history, models)."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    history, models = [], []
+    for turn in range(1, turns + 1):
+        text = " ".join(words[(turn + i) % 12] for i in range(100))
+        model = ScriptedProvider([calls(wc(f"c{turn}", text)), "That text has 100 words."])
+        history = LOOP08.agent_step(f"How many words are in '{text}'?", history, model, "",
+                                    trace or trace_to_text(), budget=budget)
+        models.append(model)
+    return history, models
+
+
+def test_stage08_snipping_keeps_requests_under_budget_and_valid_for_both_apis():
+    budget = 1200
+    history, models = long_session(budget)
+    assert len(history) == 40, "the history keeps all ten turns"
+    overhead = LOOP08.estimate_tokens(["", [(t.name, t.description, t.schema)
+                                            for t in LOOP08.TOOLS]])
+    for model in models:
+        for call in model.calls:
+            sent = call["messages"]
+            assert LOOP08.estimate_tokens(sent) + overhead <= budget
+            assert sent[0]["role"] == "user", "a snipped history must start at a turn"
+            assert accepted(sent) is None, f"refused after snipping: {accepted(sent)}"
+    assert len(models[-1].calls[0]["messages"]) < len(history)
+
+
+@pytest.mark.parametrize("name, messages, expected_roles", [
+    # an orphan result (its call was lost) is dropped
+    ("orphan", [{"role": "user", "content": "a"},
+                {"role": "tool", "tool_call_id": "ghost", "name": "now", "content": "x"},
+                {"role": "assistant", "content": "b"}], ["user", "assistant"]),
+    # a call without a result gets a stand-in, right after its turn's real results
+    ("missing", [{"role": "user", "content": "a"},
+                 {"role": "assistant", "content": "",
+                  "tool_calls": [{"id": "1", "name": "now", "args": {}},
+                                 {"id": "2", "name": "now", "args": {}}]},
+                 {"role": "tool", "tool_call_id": "2", "name": "now", "content": "noon"},
+                 {"role": "user", "content": "b"}],
+     ["user", "assistant", "tool", "tool", "user"]),
+])
+def test_stage08_prepare_repairs_what_strict_apis_refuse(name, messages, expected_roles):
+    assert accepted(messages), f"the '{name}' case should start out broken"
+    before = copy.deepcopy(messages)
+    sent = CONTEXT08.prepare(messages, 10_000)
+    assert [m["role"] for m in sent] == expected_roles
+    assert accepted(sent) is None, accepted(sent)
+    assert messages == before, "prepare works on a copy; the history is not touched"
+    if name == "missing":
+        assert sent[2]["content"] == "noon" and sent[3]["content"] == CONTEXT08.MISSING_RESULT
+
+
+def test_stage08_snipping_never_parts_a_call_from_its_result():
+    turn = [{"role": "user", "content": "q" * 400},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c", "name": "now", "args": {}}]},
+            {"role": "tool", "tool_call_id": "c", "name": "now", "content": "r" * 400},
+            {"role": "assistant", "content": "a"}]
+    messages = turn + copy.deepcopy(turn) + [{"role": "user", "content": "last"}]
+    for budget in range(0, 800, 7):
+        sent = CONTEXT08.snip_oldest_turns(messages, budget)
+        assert sent in (messages, messages[4:], messages[8:]), f"budget {budget}: cut mid-turn"
+    assert CONTEXT08.snip_oldest_turns(messages, 10) == messages[8:], (
+        "the current turn is always sent, even over budget")
+
+
+def test_stage08_a_real_token_count_corrects_the_estimate():
+    # the API says the last request was far bigger than estimated (a long system prompt,
+    # say): the next request of the turn must make room by snipping the old turn
+    old = [{"role": "user", "content": "old " * 100}, {"role": "assistant", "content": "ok"}]
+    huge = Reply("", [wc("c1")], "tool_use", {"input_tokens": 1990, "output_tokens": 5})
+    model = ScriptedProvider([huge, "done"])
+    LOOP08.agent_step("new", old, model, "", budget=2000)
+    assert model.calls[0]["messages"][0] == old[0], "the estimate alone fits: nothing snipped"
+    assert model.calls[1]["messages"][0]["content"] == "new", "the real count must win"
+
+
+def test_stage08_an_estimated_usage_is_not_taken_for_a_real_count():
+    old = [{"role": "user", "content": "old " * 100}, {"role": "assistant", "content": "ok"}]
+    guess = Reply("", [wc("c1")], "tool_use",
+                  {"input_tokens": 1990, "output_tokens": 5, "estimated": True})
+    model = ScriptedProvider([guess, "done"])
+    LOOP08.agent_step("new", old, model, "", budget=2000)
+    assert model.calls[1]["messages"][0] == old[0]
+
+
+def test_stage08_trace_shows_the_context_size_and_what_was_snipped():
+    trace = trace_to_text()
+    long_session(900, turns=4, trace=trace)
+    out = trace.console.file.getvalue()
+    assert "context: ~" in out and "of 900 tokens" in out
+    assert "old messages snipped" in out
+
+
+def test_stage08_end_to_end_offline_snips_with_a_small_budget():
+    done = run_stage("08", "--budget", "300", stdin=(
+        "What time is it?\nHow many words are in 'to be or not to be'?\n"
+        "What is 12 * (3 + 4)?\n"))
+    assert done.returncode == 0, done.stderr
+    assert "old messages snipped" in done.stdout and "84" in done.stdout
+
+
+def budget_report() -> str:
+    """Stage 08's README table: tokens sent per turn over ten turns, with and without."""
+    none = long_session(10**9)[1]
+    kept = long_session(CONTEXT08.CONTEXT_BUDGET)[1]
+    rows = [(sum(LOOP08.estimate_tokens(c["messages"]) for c in a.calls),
+             sum(LOOP08.estimate_tokens(c["messages"]) for c in b.calls))
+            for a, b in zip(none, kept, strict=True)]
+    top = max(r[0] for r in rows)
+    lines = [f"turn  history  no budget  budget {CONTEXT08.CONTEXT_BUDGET}"
+             "   █ sent with the budget, ░ extra without it"]
+    for turn, (free, capped) in enumerate(rows, 1):
+        bar = "█" * round(capped / top * 36) + "░" * (round(free / top * 36)
+                                                       - round(capped / top * 36))
+        lines.append(f"{turn:>4}  {turn * 4:>7}  {free:>9}  {capped:>11}   {bar}")
+    return "\n".join(lines)
+
+
+def test_stage08_readme_table_is_what_the_code_measures():
+    readme = (stage_dir("08") / "README.md").read_text(encoding="utf-8")
+    table = budget_report()
+    assert table in readme, (
+        "stages/08_memory_budget/README.md's budget table is out of date; measured now:\n"
+        + table)
+
+
+# ---------------------------------------------------------------- stage 09: stop reasons
+
+
+def test_stage09_a_plain_answer_completes():
+    turn = LOOP09.agent_step("x", [], ScriptedProvider([calls(wc("c1")), "3 words"]), "")
+    assert (turn.answer, turn.stop_reason) == ("3 words", "completed")
+    assert turn.messages[-1] == {"role": "assistant", "content": "3 words"}
+
+
+def test_stage09_the_cap_ends_with_a_summary_from_a_call_without_tools():
+    model = ScriptedProvider([calls(wc("c1")), calls(wc("c2")),
+                              "I counted twice; the answer is still missing."])
+    turn = LOOP09.agent_step("x", [], model, "be brief", max_iterations=2)
+    assert turn.stop_reason == "max_iterations"
+    assert turn.answer == "I counted twice; the answer is still missing."
+    last = model.calls[-1]
+    assert len(model.calls) == 3 and last["tools"] == [], "the wrap-up call offers no tools"
+    assert last["system"].startswith("be brief") and LOOP09.WRAP_UP in last["system"]
+    assert all(m["role"] != "tool" and "tool_calls" not in m for m in last["messages"])
+    assert {"role": "user", "content": "<tool_result tool=wordcount>\n3\n</tool_result>"} in (
+        last["messages"]), "results go as text, in stage 05's format"
+    assert accepted(last["messages"], tools=False) is None
+    assert accepted(turn.messages) is None, "the kept history must stay valid"
+
+
+@pytest.mark.parametrize("wrap_up", [
+    calls(wc("c9")),  # the model asks for a tool anyway: not run, not an answer
+    "   ",  # nothing said
+    ProviderError("offline: boom"),  # the wrap-up call itself fails
+])
+def test_stage09_a_useless_wrap_up_falls_back_to_a_plain_message(wrap_up):
+    model = ScriptedProvider([calls(wc("c1")), wrap_up])
+    turn = LOOP09.agent_step("x", [], model, "", max_iterations=1)
+    assert turn.stop_reason == "max_iterations"
+    assert turn.answer == LOOP09.NO_SUMMARY.format(n=1)
+
+
+def test_stage09_offline_model_sums_up_at_the_cap():
+    turn = LOOP09.agent_step("What time is it, and what is 12 / 0?", [], OfflineProvider(),
+                             "", max_iterations=1)
+    assert turn.stop_reason == "max_iterations"
+    assert "division by zero" in turn.answer, "the summary should use what the tools said"
+
+
+@pytest.mark.parametrize("stop", ["refusal", "content_filter"])
+def test_stage09_a_refusal_is_a_reason_and_its_tool_calls_never_run(stop):
+    ran = []
+    tools = [Tool("wordcount", "count", {"type": "object"}, lambda a: ran.append(a) or "1")]
+    original = LOOP09.TOOLS[:]
+    LOOP09.TOOLS[:] = tools
+    try:
+        turn = LOOP09.agent_step("x", [], ScriptedProvider([calls(wc("c1"), stop=stop)]), "")
+    finally:
+        LOOP09.TOOLS[:] = original
+    assert turn.stop_reason == "refusal" and ran == []
+    assert accepted(turn.messages) is None
+
+
+class LimitedScripted(ScriptedProvider):
+    """Scripted replies from a provider with a reply limit, as the SDK providers have."""
+
+    max_tokens = 100
+
+    def turn(self, messages, system, tools):
+        self.limits = [*getattr(self, "limits", []), self.max_tokens]
+        yield from super().turn(messages, system, tools)
+
+
+def test_stage09_a_call_cut_off_at_max_tokens_is_retried_with_more_room():
+    cut = calls(ToolCall("c1", "wordcount", {}, error="the arguments were not valid JSON"),
+                stop="max_tokens")
+    model = LimitedScripted([cut, calls(wc("c2")), "3 words"])
+    turn = LOOP09.agent_step("x", [], model, "")
+    assert turn.stop_reason == "completed" and model.limits == [100, 200, 100]
+    assert model.max_tokens == 100, "the extra room is for the retry only"
+    assert [m.get("tool_call_id") for m in turn.messages if m["role"] == "tool"] == ["c2"]
+
+
+def test_stage09_a_call_cut_off_twice_is_reported_and_never_run():
+    cut = calls(ToolCall("c1", "wordcount", {}, error="cut"), stop="max_tokens")
+    model = ScriptedProvider([cut, copy.deepcopy(cut)])
+    turn = LOOP09.agent_step("x", [], model, "")
+    assert turn.stop_reason == "max_tokens" and "not run" in turn.answer
+    assert all(m["role"] != "tool" for m in turn.messages)
+    assert accepted(turn.messages) is None
+
+
+def test_stage09_text_cut_off_is_reported_without_a_retry():
+    model = ScriptedProvider([Reply("The answer is", [], "max_tokens")])
+    turn = LOOP09.agent_step("x", [], model, "")
+    assert turn.stop_reason == "max_tokens" and turn.answer.startswith("The answer is")
+    assert len(model.calls) == 1
+
+
+def test_stage09_a_failed_model_call_is_an_error_and_the_turn_so_far_is_kept():
+    model = ScriptedProvider([calls(wc("c1")), ProviderError("anthropic: overloaded")])
+    turn = LOOP09.agent_step("x", [], model, "")
+    assert (turn.stop_reason, turn.answer) == ("error", "anthropic: overloaded")
+    assert [m["role"] for m in turn.messages] == ["user", "assistant", "tool", "assistant"]
+    assert accepted(turn.messages) is None
+
+
+@pytest.mark.parametrize("kind, stop, reason", [
+    ("anthropic", "refusal", "refusal"), ("openai", "content_filter", "refusal"),
+    ("anthropic", "end_turn", "completed"), ("openai", "stop", "completed"),
+])
+def test_stage09_reasons_from_the_real_sdks(kind, stop, reason):
+    sse = (anthropic_stream(["I can't help with that."], stop_reason=stop) if kind ==
+           "anthropic" else openai_stream(["I can't help with that."], finish_reason=stop))
+    with FakeAPI(kind) as api:
+        api.queue(sse)
+        cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+        provider = cls(api_key="sk-test-key-0123456789", base_url=api.base_url)
+        turn = LOOP09.agent_step("x", [], provider, "")
+    assert api.violations == [] and turn.stop_reason == reason
+
+
+def test_stage09_end_to_end_the_footer_says_why_each_turn_ended():
+    done = run_stage("09", "--max-iterations", "1",
+                     stdin="What time is it, and what is 12 / 0?\nhello\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("turn ended:") == 2
+    assert "turn ended: max_iterations" in done.stdout
+    assert "turn ended: completed" in done.stdout
+
+
+# ---------------------------------------------------------------- stage 10: concurrency
+
+
+@pytest.fixture
+def tools10(monkeypatch):
+    """Install test tools into stage 10: tools10({"name": fn}, read_only={...})."""
+    def install(tools: dict, read_only: set):
+        registry = [Tool(n, n, {"type": "object"}, fn) for n, fn in tools.items()]
+        monkeypatch.setattr(LOOP10, "find_tool",
+                            lambda name: next((t for t in registry if t.name == name), None))
+        monkeypatch.setattr(LOOP10, "READ_ONLY", set(read_only))
+    return install
+
+
+def test_stage10_read_only_calls_really_run_at_the_same_time(tools10):
+    # each call waits until every call has started: only concurrent calls can finish
+    started, everyone = [], asyncio.Event()
+
+    async def meet(args):
+        started.append(args["n"])
+        if len(started) == 3:
+            everyone.set()
+        await everyone.wait()
+        return f"met {args['n']}"
+
+    tools10({"meet": meet}, read_only={"meet"})
+    results = asyncio.run(LOOP10.run_calls([ToolCall(str(n), "meet", {"n": n})
+                                            for n in range(3)]))
+    assert results == ["met 0", "met 1", "met 2"], "read-only calls must overlap in time"
+
+
+def test_stage10_results_keep_call_order_whatever_finishes_first(tools10):
+    done = []
+
+    async def ordered(args):  # call n waits until every call after it has finished
+        while len(done) < 2 - args["n"]:
+            await asyncio.sleep(0.001)
+        done.append(args["n"])
+        return f"result {args['n']}"
+
+    tools10({"ordered": ordered}, read_only={"ordered"})
+    results = asyncio.run(LOOP10.run_calls([ToolCall(str(n), "ordered", {"n": n})
+                                            for n in range(3)]))
+    assert done == [2, 1, 0], "the test's calls should finish in reverse"
+    assert results == ["result 0", "result 1", "result 2"]
+
+
+def test_stage10_a_call_that_changes_something_makes_the_reply_run_in_order(tools10):
+    log = []
+
+    async def read(args):
+        log.append(f"start {args['n']}")
+        await asyncio.sleep(0.01)
+        log.append(f"end {args['n']}")
+        return "r"
+
+    def write(args):
+        log.append("write")
+        return "w"
+
+    tools10({"read": read, "write": write}, read_only={"read"})
+    asyncio.run(LOOP10.run_calls([ToolCall("1", "read", {"n": 1}), ToolCall("2", "write", {}),
+                                  ToolCall("3", "read", {"n": 3})]))
+    assert log == ["start 1", "end 1", "write", "start 3", "end 3"]
+
+
+def test_stage10_a_slow_tool_times_out_as_an_error_observation(tools10, monkeypatch):
+    async def hang(args):
+        await asyncio.sleep(60)
+
+    tools10({"hang": hang, "wordcount": lambda a: "3"}, read_only={"hang", "wordcount"})
+    monkeypatch.setattr(LOOP10, "TIMEOUT", 0.05)
+    model = ScriptedProvider([calls(ToolCall("a", "hang", {}), wc("b")), "partly done"])
+    turn = LOOP10.agent_step("x", [], model, "")
+    results = [m for m in model.calls[1]["messages"] if m["role"] == "tool"]
+    assert results[0]["content"].startswith("Error: hang took longer than 0.05 s")
+    assert results[1]["content"] == "3" and turn.stop_reason == "completed"
+
+
+def test_stage10_trace_shows_each_call_start_and_end_offsets():
+    trace = trace_to_text()
+    calls3 = [ToolCall(f"f{i}", "fetch", {"url": f"u{i}", "seconds": 0.05}) for i in range(3)]
+    results = asyncio.run(LOOP10.run_calls(calls3, trace))
+    out = trace.console.file.getvalue()
+    lines = [line for line in out.splitlines() if "fetch" in line and "→" in line]
+    assert len(lines) == 3 and all("stand-in page for u" in r for r in results)
+    starts = [float(line.split()[1]) for line in lines]
+    ends = [float(line.split()[3]) for line in lines]
+    assert max(starts) < min(ends), f"the fetches should overlap:\n{out}"
+
+
+def test_stage10_fetch_and_search_are_async_read_only_and_described():
+    tools = {t.name: t for t in TOOLS10.TOOLS}
+    assert {"fetch", "search"} <= TOOLS10.READ_ONLY and "note" not in TOOLS10.READ_ONLY
+    for name in ("fetch", "search"):
+        assert asyncio.iscoroutinefunction(tools[name].run)
+        assert "seconds" in tools[name].schema["properties"]
+
+
+def test_stage10_end_to_end_offline_overlaps_two_slow_tools():
+    done = run_stage("10", stdin="What time is it? Also fetch 'example.org' and search "
+                                 "the web for it, 1 second each.\n")
+    assert done.returncode == 0, done.stderr
+    bars = [line for line in done.stdout.splitlines() if "→" in line and "|" in line]
+    assert any("fetch" in b for b in bars) and any("search" in b for b in bars), done.stdout
+    assert "turn ended: completed" in done.stdout
+
+
+def test_readme_stage_maps_cover_08_to_10():
+    for path in (ROOT / "README.md", ROOT / "stages" / "README.md"):
+        text = path.read_text(encoding="utf-8")
+        for name in ("08_memory_budget", "09_stop_reasons", "10_concurrent_tools"):
+            assert name in text, f"{path.relative_to(ROOT)} does not list {name}"
+
+
+if __name__ == "__main__":
+    print(budget_report())
