@@ -105,46 +105,59 @@ def cmd_tour(args, console) -> int:
     return 1 if failed else 0
 
 
+class _Checklist:
+    """`tao doctor`'s lines: `ok` or `fix` with what to do; counts the problems."""
+
+    def __init__(self, console):
+        self.console, self.problems = console, 0
+
+    def line(self, ok: bool, text: str, fix: str = "") -> None:
+        """One line: a mark, what was checked, and the fix when it is not ok."""
+        self.problems += not ok
+        mark = Text("ok   ", "green") if ok else Text("fix  ", "bold red")
+        self.console.print(mark + Text(text) + (Text(f" → {fix}", "yellow") if fix else Text()))
+
+
 def cmd_doctor(args, console) -> int:
+    """Which provider, key, server and model would answer, one line each, with the fix."""
     from ..providers import KEY_VARS, ProviderError, build_provider, choose_provider
 
-    problems = 0
-
-    def line(ok: bool, text: str, fix: str = "") -> None:
-        nonlocal problems
-        problems += not ok
-        mark = Text("ok   ", "green") if ok else Text("fix  ", "bold red")
-        console.print(mark + Text(text) + (Text(f" → {fix}", "yellow") if fix else Text()))
-
+    check = _Checklist(console)
     name, why = choose_provider(args.provider)
-    line(True, f"provider: {name} ({why})")
+    check.line(True, f"provider: {name} ({why})")
     for provider_name, var in KEY_VARS.items():
         present = bool(os.environ.get(var))
         needed = name == provider_name and not (
             provider_name == "openai" and os.environ.get("OPENAI_BASE_URL"))
-        line(present or not needed, f"{var}: {'set (value hidden)' if present else 'not set'}",
-             "" if present or not needed else f"export {var}=<your key>")
+        check.line(present or not needed,
+                   f"{var}: {'set (value hidden)' if present else 'not set'}",
+                   "" if present or not needed else f"export {var}=<your key>")
     try:
         quick = {} if name == "offline" else {"max_retries": 0}  # a check, not a conversation
         provider = build_provider(name, args.model or os.environ.get("TAO_MODEL") or None,
                                   **quick)
     except ProviderError as exc:
-        line(False, str(exc))
+        check.line(False, str(exc))
         return 1
     if name == "offline":
-        line(True, f"model: {provider.describe()}: built in, needs no server or key")
-        return 1 if problems else 0
-    where = getattr(provider, "base_url", None) or f"the {name} API"
+        check.line(True, f"model: {provider.describe()}: built in, needs no server or key")
+    else:
+        _check_server(check, provider, name, ProviderError)
+    return 1 if check.problems else 0
+
+
+def _check_server(check: _Checklist, provider, name: str, error: type) -> None:
+    """Does the server answer, and does it know the model? (endpoint only: no credentials)"""
+    where = provider.endpoint  # scheme://host:port: no user, password or query string
     try:
         exists = provider.model_available()
-    except ProviderError as exc:
-        line(False, f"server: {where} did not answer as expected", str(exc))
-        return 1
-    line(True, f"server: {where} answers")
+    except error as exc:
+        check.line(False, f"server: {where} did not answer as expected", str(exc))
+        return
+    check.line(True, f"server: {where} answers")
     fix = (f"ollama pull {provider.model}" if name == "ollama"
            else "set TAO_MODEL (or --model) to a model your account has")
-    line(exists, f"model: {provider.model} {'exists' if exists else 'was not found'}",
-         "" if exists else fix)
-    return 1 if problems else 0
+    check.line(exists, f"model: {provider.model} {'exists' if exists else 'was not found'}",
+               "" if exists else fix)
 
 
