@@ -67,17 +67,34 @@ def test_consecutive_stages_differ_by_a_readable_step(pair):
     assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
 
 
-FENCE = re.compile(r"```python\n(.*?)```", re.S)
+# a python fence, optionally right under a line that names its file: `shared/x.py`:
+FENCE = re.compile(r"(?:^`([^`\n]+)`:\n)?```python\n(.*?)```", re.S | re.M)
+
+
+def stale_excerpts(readme: str, folder, root=ROOT) -> list[str]:
+    """Problems with a README's python excerpts: each must be whole lines of its file
+    (the one named on the line above it), or else of the stage's own code."""
+    stage = "\n".join("\n".join(lines) for lines in code_files(folder).values())
+    problems = []
+    for path, excerpt in FENCE.findall(readme):
+        source = root / path if path else None
+        if source is not None and not (
+                source.is_file() and root.resolve() in source.resolve().parents):
+            problems.append(f"names `{path}`, which is not a file of this repository")
+            continue
+        code = source.read_text(encoding="utf-8") if source else stage
+        if "\n" + excerpt.rstrip("\n") + "\n" not in "\n" + code + "\n":
+            problems.append(f"shows code that is not in {path or 'the stage'} any more:\n"
+                            f"{excerpt}")
+    return problems
 
 
 @pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
 def test_readme_code_excerpts_match_the_stage_code(folder):
-    code = "\n".join("\n".join(lines) for lines in code_files(folder).values())
-    excerpts = FENCE.findall((folder / "README.md").read_text(encoding="utf-8"))
-    assert excerpts, f"{folder.name}/README.md shows no code from the stage"
-    for excerpt in excerpts:
-        assert excerpt.rstrip("\n") in code, (
-            f"{folder.name}/README.md shows code that is not in the stage any more:\n{excerpt}")
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert FENCE.search(readme), f"{folder.name}/README.md shows no code from the stage"
+    problems = stale_excerpts(readme, folder)
+    assert not problems, f"{folder.name}/README.md " + f"\n{folder.name}/README.md ".join(problems)
 
 
 def test_the_budget_counter_counts():
