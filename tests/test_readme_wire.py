@@ -1,0 +1,140 @@
+"""Stage 07's "On the wire" section: its examples, names and numbers are the code's."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from helpers import ROOT, stage_dir
+from test_repo_shape import stale_excerpts
+
+from shared.providers import anthropic_provider, base, defaults, openai_provider, sdk
+
+README = stage_dir("07") / "README.md"
+JSON_FENCE = re.compile(r"```json\n(.*?)```", re.S)
+
+
+def section(text: str, title: str) -> str:
+    """The body of the `## title` section of a README."""
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert match, f"stage 07's README has no '## {title}' section"
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def wire() -> str:
+    return section(README.read_text(encoding="utf-8"), "On the wire")
+
+
+def test_the_section_sits_between_how_it_works_and_run_it():
+    heads = re.findall(r"^## (.+)$", README.read_text(encoding="utf-8"), re.M)
+    assert "On the wire" in heads, "stage 07's README lost its '## On the wire' section"
+    at = heads.index("On the wire")
+    assert heads.index("How it works") < at < heads.index("Run it"), (
+        f"'On the wire' should come after 'How it works' and before 'Run it': {heads}")
+
+
+def test_the_json_examples_are_what_the_translators_send(wire):
+    blocks = [json.loads(b) for b in JSON_FENCE.findall(wire)]
+    assert len(blocks) == 3, "expected the history, then its Anthropic and OpenAI shapes"
+    history, for_anthropic, for_openai = blocks
+    assert anthropic_provider.to_anthropic(history) == for_anthropic, (
+        "the Anthropic example is not what to_anthropic makes of the history shown")
+    assert openai_provider.to_openai(history) == for_openai, (
+        "the OpenAI example is not what to_openai makes of the history shown")
+
+
+NAMED = {  # what the section points to -> the object that must exist under that name
+    "to_anthropic": anthropic_provider.to_anthropic,
+    "to_openai": openai_provider.to_openai,
+    "AnthropicProvider._read": anthropic_provider.AnthropicProvider._read,
+    "OpenAIProvider._assemble": openai_provider.OpenAIProvider._assemble,
+    "ToolCallAssembler._slot_for": openai_provider.ToolCallAssembler._slot_for,
+    "OpenAIProvider._open": openai_provider.OpenAIProvider._open,
+    "tool_calls_from": base.tool_calls_from,
+    "parse_args": base.parse_args,
+    "SDKProvider.turn": sdk.SDKProvider.turn,
+    "_retry_wait": sdk.SDKProvider._retry_wait,
+    "split_shown": sdk.split_shown,
+    "sse_data": sdk.sse_data,
+    "STOP_REASONS": openai_provider.STOP_REASONS,
+}
+
+
+@pytest.mark.parametrize("name", NAMED)
+def test_every_piece_named_is_pointed_to(wire, name):
+    assert f"`{name}`" in wire, f"the section no longer points to `{name}`"
+
+
+def test_the_numbers_in_the_prose_are_the_code_s(wire):
+    first, second = (sdk.SDKProvider.retry_base * 2 ** n for n in (0, 1))
+    claims = [f"`MAX_ATTEMPTS` is {sdk.MAX_ATTEMPTS}", f"{first:g} s then {second:g} s",
+              f"more than {sdk.MAX_WAIT:g} s (`MAX_WAIT`)",
+              f"{defaults.DEFAULT_MAX_TOKENS:,} by default",
+              f"({sdk.DEFAULT_TIMEOUT:g} s, `TAO_TIMEOUT`)"]
+    prose = " ".join(wire.split())
+    for claim in claims:
+        assert claim in prose, f"the section should say {claim!r}, as the code does"
+    assert openai_provider.STOP_REASONS["length"] == "max_tokens"
+
+
+def test_pitfalls_cover_the_six_bugs(wire):
+    pitfalls = section(README.read_text(encoding="utf-8").replace("### Pitfalls", "## Pitfalls"),
+                       "Pitfalls")
+    items = re.findall(r"^\d+\. \*\*(.+?)\*\*", pitfalls, re.M)
+    topics = ["sent to OpenAI unchanged", "One user message per tool result",
+              "empty assistant `content: []`", "`next()` on a reply with no text",
+              "cut off at `max_tokens`", "SDK stream helper"]
+    for topic in topics:
+        assert any(topic in item for item in items), f"no pitfall about {topic!r}: {items}"
+    assert "--show-wire" in wire and "--show-wire openai" in wire
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """A copy of shared/ and stage 07, to change a quoted line in."""
+    shutil.copytree(ROOT / "shared", tmp_path / "shared",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(README.parent, tmp_path / "stage", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def edit(path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in {path}: pick another line to change"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_the_checker_passes_the_readme_as_it_is(copy):
+    readme = README.read_text(encoding="utf-8")
+    assert stale_excerpts(readme, copy / "stage", copy) == []
+    assert re.search(r"^`shared/[\w/]+\.py`:\n```python", readme, re.M), (
+        "the README quotes nothing from shared/, so the checks below prove little")
+
+
+@pytest.mark.parametrize("where, old, new", [
+    ("shared/providers/sdk.py", "return failure.wait if failure.wait <= MAX_WAIT else None",
+     "return failure.wait if failure.wait < MAX_WAIT else None"),
+    ("shared/providers/anthropic_provider.py", 'blocks[event["index"]]["json"] += delta',
+     'blocks[event["index"]]["json"] = delta'),
+    ("stage/loop.py", 'if reply.stop_reason == "max_tokens":', 'if reply.stop_reason == "length":'),
+])
+def test_a_quoted_line_changed_in_the_code_is_caught(copy, where, old, new):
+    edit(copy / where, old, new)
+    problems = stale_excerpts(README.read_text(encoding="utf-8"), copy / "stage", copy)
+    named = where if where.startswith("shared/") else "the stage"
+    assert any(f"not in {named} any more" in p for p in problems), (
+        f"changing a quoted line of {where} went unnoticed: {problems}")
+
+
+def test_a_path_that_is_not_a_file_is_reported(copy):
+    readme = "`shared/providers/gone.py`:\n```python\nx = 1\n```\n"
+    assert stale_excerpts(readme, copy / "stage", copy) == [
+        "names `shared/providers/gone.py`, which is not a file of this repository"]
+
+
+def test_a_partial_line_is_not_a_quote(copy):
+    readme = "`shared/providers/sdk.py`:\n```python\nMAX_ATTEMPTS = \n```\n"
+    assert stale_excerpts(readme, copy / "stage", copy), "half a line passed as a quote"
