@@ -183,14 +183,35 @@ def test_json_line_stages_cut_an_observation_to_exactly_the_budget(number, monke
     assert_cut(loop, model.calls[1]["messages"][-1]["content"])
 
 
-def test_stage07_cuts_an_observation_to_exactly_the_budget():
+@pytest.mark.parametrize("number", ["05", "06"])
+def test_a_result_of_exactly_the_budget_is_not_cut(number, monkeypatch):
+    loop = load_stage(number, "loop")
+    monkeypatch.setitem(loop.TOOLS, "full", lambda args: "y" * loop.MAX_OBSERVATION)
+    model = ScriptedProvider([call("full"), "ok"])
+    loop.agent_step("x", [], model, "")
+    content = model.calls[1]["messages"][-1]["content"]
+    assert "cut]" not in content and "y" * loop.MAX_OBSERVATION in content, content[-60:]
+
+
+def stage07_result(result_of) -> dict:
+    """The tool message stage 07 sends back after its `now` tool returns result_of(loop)."""
     loop = load_stage("07", "loop")
     index = next(i for i, tool in enumerate(loop.TOOLS) if tool.name == "now")
-    flood = type(loop.TOOLS[index])("now", "floods", {"type": "object", "properties": {}},
-                                    lambda args: flood_result(loop))
-    loop.TOOLS[index] = flood  # this load's own list: load_stage imports tools.py afresh
+    replaced = type(loop.TOOLS[index])("now", "floods", {"type": "object", "properties": {}},
+                                       lambda args: result_of(loop))
+    loop.TOOLS[index] = replaced  # this load's own list: load_stage imports tools.py afresh
     model = ScriptedProvider([Reply("", [ToolCall("c1", "now", {})], "tool_use"), "ok"])
     assert loop.agent_step("x", [], model, "") == "ok"
     result = model.calls[1]["messages"][-1]
     assert result["role"] == "tool" and result["tool_call_id"] == "c1"
-    assert_cut(loop, result["content"])
+    return result | {"budget": loop.MAX_OBSERVATION, "loop": loop}
+
+
+def test_stage07_cuts_an_observation_to_exactly_the_budget():
+    result = stage07_result(flood_result)
+    assert_cut(result["loop"], result["content"])
+
+
+def test_stage07_leaves_a_result_of_exactly_the_budget_whole():
+    result = stage07_result(lambda loop: "y" * loop.MAX_OBSERVATION)
+    assert result["content"] == "y" * result["budget"], result["content"][-60:]
