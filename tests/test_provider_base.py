@@ -7,6 +7,7 @@ the name, `status_code` and `body`, which is what these carry.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -15,6 +16,7 @@ from shared.providers.base import (
     Provider,
     ProviderError,
     Reply,
+    Tool,
     ToolCall,
     parse_args,
     redact,
@@ -24,8 +26,11 @@ from shared.providers.base import (
 
 
 def sdk_exception(kind: str, message: str = "boom", status=None, body=None) -> Exception:
-    """An exception shaped like the SDKs' own: class name, status_code, body."""
-    exc = type(kind, (Exception,), {})(message)
+    """An exception shaped like the SDKs' own: class name, status_code, body.
+
+    The class name is built at run time, as the SDKs' names reach sdk_error, so an
+    `is` in place of `==` would fail here as it can in real use."""
+    exc = type("".join(kind), (Exception,), {})(message)
     exc.status_code, exc.body = status, body
     return exc
 
@@ -52,6 +57,12 @@ def test_a_plain_reply_has_no_tool_calls_key_and_ends_the_turn():
     assert reply.stop_reason == "end_turn" and reply.tool_calls == [] and reply.usage == {}
 
 
+def test_a_tool_is_a_fixed_record():
+    tool = Tool("now", "the time", {"type": "object"}, lambda args: "noon")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tool.name = "later"
+
+
 # ---------------------------------------------------------------- streamed arguments
 
 
@@ -75,10 +86,14 @@ def test_broken_arguments_are_refused_with_the_reason(raw, why):
     assert args == {} and why in error, error
 
 
-def test_a_refusal_quotes_at_most_200_characters_of_the_arguments():
-    raw = '{"text": "' + "a" * 190 + "b" * 20 + "XYZ"
+@pytest.mark.parametrize("raw", [
+    '{"text": "' + "a" * 190 + "b" * 20 + "XYZ",         # not valid JSON
+    json.dumps(["a" * 190 + "b" * 20]),                  # not an object
+    "[" * 100_000 + "]" * 100_000,                       # nested too deeply
+])
+def test_a_refusal_quotes_exactly_200_characters_of_the_arguments(raw):
     _, error = parse_args(raw)
-    assert repr(raw[:200]) in error and "b" * 11 not in error, error
+    assert error.endswith(repr(raw[:200])), f"not the first 200 characters: {error[-60:]}"
 
 
 def test_tool_calls_come_back_in_slot_order_with_their_errors():
@@ -156,6 +171,8 @@ def test_describe_names_the_model_when_there_is_one():
      "openai: rate limited (429), still after the SDK's retries: wait and retry"),
     (sdk_exception("APIStatusError", "bad request", status=418),
      "openai: request refused (418): bad request"),
+    (sdk_exception("UnprocessableEntityError", "bad schema", status=422),  # sorts after "O"
+     "openai: request refused (422): bad schema"),
     (sdk_exception("APIError", "stream ended", status=200),
      "openai: the stream broke off mid-reply: stream ended"),
     (sdk_exception("APIError", "connection reset"),
@@ -177,11 +194,18 @@ def test_an_overloaded_error_without_a_status_is_still_overload():
 
 
 @pytest.mark.parametrize(("provider", "base_url"), [
-    ("ollama", None), ("openai", "http://127.0.0.1:11434/v1")])
+    ("OLLAMA".lower(), None), ("openai", "http://127.0.0.1:11434/v1")])
 def test_an_unreachable_ollama_gets_the_ollama_hint(provider, base_url):
     got = line(sdk_exception("APIConnectionError"), provider=provider, base_url=base_url)
     assert got.endswith("is Ollama running? start it with `ollama serve`"), got
     assert (base_url or f"the {provider} API") in got
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_an_unreachable_cloud_api_gets_the_general_hint(provider):
+    got = line(sdk_exception("APIConnectionError"), provider=provider)
+    assert got == (f"{provider}: could not reach the {provider} API: is the server running "
+                   "and the address right?")
 
 
 def test_the_servers_own_message_is_preferred_to_the_exception_text():
@@ -210,6 +234,8 @@ def test_a_key_in_the_servers_message_is_hidden():
     ("sk-short", [], "sk-short"),                                       # 5 after sk-: no key
     ("a task-abcdefgh name", [], "a task-abcdefgh name"),             # sk- inside a word
     ("nothing here", [None, ""], "nothing here"),
+    ("abc1234 stays", ["abc1234"], "abc1234 stays"),                  # 7 characters: too short
+    ("abcd1234 goes", ["abcd1234"], "[key hidden] goes"),              # 8: long enough
     ("abcdefgh twice abcdefgh", ["abcdefgh"], "[key hidden] twice [key hidden]"),
 ])
 def test_redact_hides_given_keys_and_key_shaped_strings_only(text, secrets, expected):
