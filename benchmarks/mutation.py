@@ -3,6 +3,8 @@
     uv run benchmarks/mutation.py                       # every module in TARGETS (slow)
     uv run benchmarks/mutation.py shared/calc.py        # one module
     uv run benchmarks/mutation.py --rev 78e2fed shared/calc.py   # the tests of an older commit
+    uv run benchmarks/mutation.py --json run.json ...   # keep every outcome, then, after
+    uv run benchmarks/mutation.py --recheck run.json    # writing tests: only its survivors
 
 cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>=`,
 `and` to `or`, a number to another, `break` to `continue`, ...) and runs a test command
@@ -164,17 +166,42 @@ def kept_survivors() -> dict[tuple, str]:
     return {(e["module"], e["line"], e["mutant"]): e["reason"] for e in entries}
 
 
-def report(module: str, mutants: list[dict], kept: dict) -> int:
+def report(module: str, mutants: list[dict], kept: dict, what: str = "") -> int:
     """Print the score and the survivors; the number of survivors nobody accepted."""
     tried = [m for m in mutants if m["outcome"] in ("killed", "survived")]
     survived = [m for m in tried if m["outcome"] == "survived"]
     score = 1 - len(survived) / len(tried) if tried else 1.0
     news = [m for m in survived if key(module, m) not in kept]
-    print(f"{module}: {len(tried) - len(survived)} of {len(tried)} mutants killed "
+    print(f"{module}{what}: {len(tried) - len(survived)} of {len(tried)} mutants killed "
           f"({score:.1%}); {len(survived) - len(news)} accepted survivors, {len(news)} new")
     for m in news:
         print(f"  survived at line {m['line']}: {m['text']}\n               now: {m['mutant']}")
     return len(news)
+
+
+def recheck(module: str, survivors: list[dict], rev: str | None) -> list[dict]:
+    """Only the given survivors of an earlier run, re-made by line and re-tested: a fast loop
+    while writing the tests that kill them. Each comes back with its new outcome."""
+    with tempfile.TemporaryDirectory(prefix="tao-mutation-") as tmp:
+        copy = Path(tmp)
+        copy_repository(rev, copy)
+        env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+        path = copy / module
+        original = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        for mutant in survivors:
+            lines = list(original)
+            index = next((i for i, text in enumerate(lines) if text.strip() == mutant["text"]),
+                         None)
+            if index is None:
+                mutant["outcome"] = "gone"  # the line itself changed since
+                continue
+            indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+            lines[index] = f"{indent}{mutant['mutant']}\n"
+            path.write_text("".join(lines), encoding="utf-8")
+            done = subprocess.run(test_command(TARGETS[module], copy), cwd=copy, env=env,
+                                  capture_output=True)
+            mutant["outcome"] = "killed" if done.returncode else "survived"
+    return survivors
 
 
 def main() -> int:
@@ -183,15 +210,24 @@ def main() -> int:
                                                    f"{len(TARGETS)} in TARGETS)")
     parser.add_argument("--rev", help="mutate the code and run the tests of this commit")
     parser.add_argument("--json", type=Path, help="also write every mutant's outcome here")
+    parser.add_argument("--recheck", type=Path, metavar="JSON",
+                        help="re-test only the new survivors recorded in an earlier --json")
     args = parser.parse_args()
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
         parser.error(f"no test subset for {', '.join(unknown)}: add it to TARGETS")
     kept, news, everything = kept_survivors(), 0, {}
-    for module in args.modules or list(TARGETS):
+    earlier = json.loads(args.recheck.read_text(encoding="utf-8")) if args.recheck else {}
+    for module in args.modules or list(earlier or TARGETS):
         started = time.perf_counter()
-        everything[module] = run_module(module, args.rev)
-        news += report(module, everything[module], kept)
+        if args.recheck:
+            survivors = [m for m in earlier.get(module, [])
+                         if m["outcome"] == "survived" and key(module, m) not in kept]
+            everything[module] = recheck(module, survivors, args.rev)
+        else:
+            everything[module] = run_module(module, args.rev)
+        news += report(module, everything[module], kept,
+                       " (earlier survivors only)" if args.recheck else "")
         print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")
