@@ -77,6 +77,7 @@ def report(kind: str, runs: list[tuple[float, float, float]]) -> None:
 
 
 def main() -> int:
+    """Time both providers, taking turns; print each one's verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=40, help="text deltas per reply")
     parser.add_argument("--pause", type=float, default=0.02, help="seconds between deltas")

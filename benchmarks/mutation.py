@@ -205,6 +205,7 @@ def recheck(module: str, survivors: list[dict], rev: str | None) -> list[dict]:
 
 
 def main() -> int:
+    """Mutate the named modules (or all), report, and fail on any new survivor."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: all "
                                                    f"{len(TARGETS)} in TARGETS)")

@@ -60,6 +60,7 @@ def measure(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]
 
 
 def main() -> int:
+    """Time the floor and the offline run side by side; print the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="rounds (each runs every command)")
     parser.add_argument("--sdks", action="store_true", help="also time importing both SDKs")

@@ -42,6 +42,7 @@ def evaluate(expression: str) -> int | float:
 
 
 def _walk(node):
+    """The value of one syntax-tree node, refusing anything but arithmetic."""
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return _checked(node.value)
     if isinstance(node, ast.UnaryOp) and type(node.op) in OPERATORS:

@@ -19,6 +19,7 @@ WIDE = "250"  # no wrapping, so a whole table cell or answer is on one line
 
 
 def tao(*args, stdin="", **env):
+    """The `tao` command run as a learner runs it, in a subprocess."""
     return subprocess.run([sys.executable, "-m", "shared.cli", *args], input=stdin,
                           capture_output=True, text=True, encoding="utf-8",
                           env=clean_env(**env), timeout=120, cwd=ROOT)

@@ -27,41 +27,49 @@ TIMEOUT = 0.2
 
 
 def _tcp() -> socket.socket:
+    """A TCP socket that gives up quickly."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.settimeout(TIMEOUT)
     return sock
 
 
 def _udp() -> socket.socket:
+    """A UDP socket."""
     return socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 
 
 def try_connect(host, port):
+    """connect() to (host, port)."""
     with _tcp() as sock:
         return sock.connect((host, port))
 
 
 def try_connect_ex(host, port):
+    """connect_ex() to (host, port): an error number, not an exception."""
     with _tcp() as sock:
         return sock.connect_ex((host, port))
 
 
 def try_sendto(host, port):
+    """One UDP datagram with sendto(data, address)."""
     with _udp() as sock:
         return sock.sendto(b"x", (host, port))
 
 
 def try_sendto_with_flags(host, port):
+    """One UDP datagram with sendto(data, flags, address)."""
     with _udp() as sock:
         return sock.sendto(b"x", 0, (host, port))
 
 
 def try_sendmsg(host, port):
+    """One UDP datagram with sendmsg(..., address)."""
     with _udp() as sock:
         return sock.sendmsg([b"x"], [], 0, (host, port))
 
 
 def try_create_connection(host, port):
+    """socket.create_connection(): a name lookup, then connect()."""
     with socket.create_connection((host, port), timeout=TIMEOUT):
         return "connected"
 
@@ -92,12 +100,14 @@ def outcomes() -> dict[str, str]:
 
 
 def run_probe(env) -> subprocess.CompletedProcess:
+    """This file run as a script in a subprocess with `env`."""
     return subprocess.run([sys.executable, str(Path(__file__).resolve())], env=env,
                           capture_output=True, text=True, encoding="utf-8", cwd=ROOT,
                           timeout=20)
 
 
 def parse(stdout: str) -> dict[str, str]:
+    """The probe's `route: outcome` lines as a dict."""
     return dict(line.split(": ", 1) for line in stdout.splitlines() if ": " in line)
 
 

@@ -36,6 +36,7 @@ def sdk_exception(kind: str, message: str = "boom", status=None, body=None) -> E
 
 
 def line(exc, provider="openai", base_url=None, secrets=()) -> str:
+    """The one line sdk_error makes of `exc`."""
     return str(sdk_error(exc, provider=provider, key_var="OPENAI_API_KEY", base_url=base_url,
                          secrets=secrets))
 

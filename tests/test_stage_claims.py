@@ -45,12 +45,14 @@ def observations(out: str, tool: str) -> list[str]:
 
 
 def check_01(out):
+    """One question, echoed and answered."""
     (answer,) = answers(out)
     assert "you> What is an agent loop?" in out, "the question was not shown as sent"
     assert "What is an agent loop?" in answer, f"the answer ignores the question: {answer}"
 
 
 def check_02(out):
+    """The second answer recalls the first message: the history was sent."""
     first, second = answers(out)
     assert "Hello! I'm learning how agents work." in second, (
         f"the second reply does not recall the first message, so no history was sent: {second}")
@@ -58,11 +60,13 @@ def check_02(out):
 
 
 def check_03(out):
+    """The persona from the system prompt speaks."""
     (answer,) = answers(out)
     assert "Tao" in answer, f"the persona from the system prompt is not in the answer: {answer}"
 
 
 def check_04(out):
+    """One tool call, shown raw, run once, and never fed back."""
     (observed,) = observations(out, "now")
     assert re.fullmatch(TIMESTAMP, observed), f"observe · now shows {observed!r}"
     assert '{"tool": "now", "args": {}}' in out, "the raw JSON line is not shown as `think`"
@@ -70,6 +74,7 @@ def check_04(out):
 
 
 def check_05(out):
+    """The observed time comes back in the answer, after a second think."""
     (observed,) = observations(out, "now")
     time_answer, words_answer = answers(out)
     assert observed in time_answer, (
@@ -80,6 +85,7 @@ def check_05(out):
 
 
 def check_06(out):
+    """Each tool's observed result is in its answer."""
     assert observations(out, "wordcount") == ["6"] and observations(out, "calculator") == ["84"]
     words, arithmetic = answers(out)
     assert "6 words" in words, f"the word count answer misses the observed 6: {words}"
@@ -87,6 +93,7 @@ def check_06(out):
 
 
 def check_07(out):
+    """Two native calls in one reply, and an answer that uses both results."""
     (observed,) = observations(out, "now")
     first_iteration = out.split("iteration 2")[0]
     assert "act · now" in first_iteration and "act · wordcount" in first_iteration, (
@@ -132,6 +139,7 @@ def test_save_trace_writes_the_format_its_name_says(tmp_path, suffix, starts, ne
 
 
 def call(tool, **args):
+    """A JSON-line tool call, as the protocol asks for it."""
     return json.dumps({"tool": tool, "args": args})
 
 
@@ -163,10 +171,12 @@ def test_a_calculator_error_is_an_observation_the_learner_sees():
 
 
 def flood_result(loop) -> str:
+    """A result three budgets long, ending in a marker that must be cut off."""
     return "y" * (3 * loop.MAX_OBSERVATION) + "z"
 
 
 def assert_cut(loop, content: str) -> None:
+    """The observation holds exactly the budget's characters and says how many were cut."""
     budget = loop.MAX_OBSERVATION
     kept = content.split("\n[...")[0].split("\n")[-1]  # after any <tool_result ...> line
     assert kept == "y" * budget, f"the model read {len(kept)} characters, not {budget}"

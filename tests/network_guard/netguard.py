@@ -35,6 +35,7 @@ def is_loopback(host) -> bool:
 
 
 def _refuse_outside(sock, address, route: str) -> None:
+    """Raise NetworkBlocked if `address` is an internet address off this machine."""
     if sock.family in GUARDED_FAMILIES and not is_loopback(address[0]):
         raise NetworkBlocked(f"tests must not reach the network: {route} to {address[0]!r}")
 
@@ -50,6 +51,7 @@ def _wrap_address_last(real, route: str):
 
 
 def _wrap_sendmsg(real):
+    """sendmsg, whose address is its optional fourth argument."""
     def guarded(self, buffers, ancdata=(), flags=0, address=None):
         if address is not None:
             _refuse_outside(self, address, "sendmsg")
@@ -60,6 +62,7 @@ def _wrap_sendmsg(real):
 
 
 def _wrap_lookup(real, route: str):
+    """A name lookup that resolves only local names."""
     def guarded(host, *args, **kwargs):
         if not is_loopback(host):
             raise NetworkBlocked(f"tests must not reach the network: {route} of {host!r}")
