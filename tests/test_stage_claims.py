@@ -194,13 +194,15 @@ def test_json_line_stages_cut_an_observation_to_exactly_the_budget(number, monke
 
 
 @pytest.mark.parametrize("number", ["05", "06"])
-def test_a_result_of_exactly_the_budget_is_not_cut(number, monkeypatch):
+@pytest.mark.parametrize("size", ["short", "budget"])
+def test_a_result_within_the_budget_is_passed_whole(number, size, monkeypatch):
     loop = load_stage(number, "loop")
-    monkeypatch.setitem(loop.TOOLS, "full", lambda args: "y" * loop.MAX_OBSERVATION)
-    model = ScriptedProvider([call("full"), "ok"])
+    result = "y" * (loop.MAX_OBSERVATION if size == "budget" else 3)
+    monkeypatch.setitem(loop.TOOLS, "fits", lambda args: result)
+    model = ScriptedProvider([call("fits"), "ok"])
     loop.agent_step("x", [], model, "")
     content = model.calls[1]["messages"][-1]["content"]
-    assert "cut]" not in content and "y" * loop.MAX_OBSERVATION in content, content[-60:]
+    assert content == f"<tool_result tool=fits>\n{result}\n</tool_result>", content[-60:]
 
 
 def stage07_result(result_of) -> dict:
@@ -222,6 +224,11 @@ def test_stage07_cuts_an_observation_to_exactly_the_budget():
     assert_cut(result["loop"], result["content"])
 
 
-def test_stage07_leaves_a_result_of_exactly_the_budget_whole():
-    result = stage07_result(lambda loop: "y" * loop.MAX_OBSERVATION)
-    assert result["content"] == "y" * result["budget"], result["content"][-60:]
+@pytest.mark.parametrize("size", ["short", "budget"])
+def test_stage07_passes_a_result_within_the_budget_whole(size):
+    def fits(loop):
+        return "y" * (loop.MAX_OBSERVATION if size == "budget" else 3)
+
+    result = stage07_result(fits)
+    expected = "y" * (result["budget"] if size == "budget" else 3)
+    assert result["content"] == expected, result["content"][-60:]
