@@ -232,3 +232,31 @@ def test_stage07_passes_a_result_within_the_budget_whole(size):
     result = stage07_result(fits)
     expected = "y" * (result["budget"] if size == "budget" else 3)
     assert result["content"] == expected, result["content"][-60:]
+
+
+# ---------------------------------------------------------------- limits the stages share
+
+
+@pytest.mark.parametrize("name", ["MAX_ITERATIONS", "MAX_OBSERVATION"])
+def test_the_loops_share_their_limits(name):
+    # a limit that differs between neighbours would show up in `tao diff` as a lesson
+    values = {number: getattr(load_stage(number, "loop"), name) for number in ("05", "06", "07")}
+    assert len(set(values.values())) == 1, f"{name} differs between the stages: {values}"
+
+
+def test_stage07_stops_after_max_iterations_of_tool_calls():
+    loop = load_stage("07", "loop")
+    always = Reply("", [ToolCall("c", "now", {})], "tool_use")
+    model = ScriptedProvider([always] * (loop.MAX_ITERATIONS + 1))
+    answer = loop.agent_step("x", [], model, "")
+    assert len(model.calls) == loop.MAX_ITERATIONS, "the cap is not MAX_ITERATIONS calls"
+    assert answer == f"Stopped: no answer after {loop.MAX_ITERATIONS} iterations."
+
+
+def test_stage07_reports_a_token_limit_stop_however_the_reason_was_built():
+    # Anthropic's stop_reason arrives as a string decoded from JSON, not the literal
+    loop = load_stage("07", "loop")
+    reason = "".join(["max_", "tokens"])
+    model = ScriptedProvider([Reply("The answer is", [], reason)])
+    answer = loop.agent_step("x", [], model, "")
+    assert answer == "The answer is\n[the reply was cut off: it reached the token limit]"
