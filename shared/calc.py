@@ -2,7 +2,8 @@
 
 The expression is parsed into a Python syntax tree and only numbers and arithmetic
 operators are walked; anything else is refused. Size limits keep `9**9**9` or a
-10,000-digit number from eating the machine: they are refused, quickly.
+10,000-digit number from eating the machine: they are refused, quickly. A power is
+judged before it is computed; every other result is checked exactly once it exists.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import math
 import operator
 
 MAX_LENGTH = 200  # characters of expression
-MAX_DIGITS = 300  # digits in any number, typed or computed
+MAX_DIGITS = 300  # digits in any whole number, typed or computed
+TOO_BIG = 10 ** MAX_DIGITS  # the smallest whole number with more than MAX_DIGITS digits
 
 OPERATORS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -40,6 +42,7 @@ def evaluate(expression: str) -> int | float:
 
 
 def _walk(node):
+    """The value of one syntax-tree node, refusing anything but arithmetic."""
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return _checked(node.value)
     if isinstance(node, ast.UnaryOp) and type(node.op) in OPERATORS:
@@ -58,7 +61,8 @@ def _walk(node):
 
 
 def _check_power(base, exponent) -> None:
-    """Refuse a power whose result would have more than MAX_DIGITS digits, before computing."""
+    """Refuse a power whose result would have far more than MAX_DIGITS digits, before
+    computing it; one near the limit is computed (cheaply) and `_checked` decides."""
     if abs(base) > 1 and exponent > 0 and exponent * math.log10(abs(base)) > MAX_DIGITS:
         raise CalcError(f"result would have more than {MAX_DIGITS} digits")
     if abs(exponent) > 10_000:
@@ -66,10 +70,11 @@ def _check_power(base, exponent) -> None:
 
 
 def _checked(value):
+    """The value itself, if it is a real number within the limits."""
     if isinstance(value, complex):
         raise CalcError("the result is not a real number")
     if isinstance(value, float) and not math.isfinite(value):
         raise CalcError("result too large for a float")
-    if isinstance(value, int) and value.bit_length() > MAX_DIGITS * 3.33:
+    if isinstance(value, int) and abs(value) >= TOO_BIG:
         raise CalcError(f"result would have more than {MAX_DIGITS} digits")
     return value

@@ -1,55 +1,38 @@
-"""Every test runs offline: no provider keys, and no connection beyond this machine."""
+"""Every test runs offline: no provider keys, and no connection beyond this machine.
+
+The socket guard (`network_guard/netguard.py`) is installed here for the test process,
+and reaches every subprocess through `network_guard/sitecustomize.py` on PYTHONPATH:
+`helpers.clean_env` puts it there, and so does this file for subprocesses that inherit
+the environment as it is.
+"""
 
 from __future__ import annotations
 
-import ipaddress
-import socket
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/ helpers: fake_api
+TESTS = Path(__file__).resolve().parent
+GUARD_DIR = TESTS / "network_guard"
+sys.path.insert(0, str(TESTS))  # tests/ helpers: fake_api
+sys.path.insert(0, str(GUARD_DIR))
 
-from helpers import REMOVED  # noqa: E402  (tests/ is on sys.path from the line above)
+import netguard  # noqa: E402  (network_guard/ is on sys.path from the line above)
+from helpers import REMOVED  # noqa: E402
 
-
-def _is_loopback(host) -> bool:
-    if host in ("localhost", "", None):
-        return True
-    try:
-        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
-    except ValueError:
-        return False
-
-
-class NetworkBlocked(RuntimeError):
-    pass
-
-
-_real_connect = socket.socket.connect
-_real_getaddrinfo = socket.getaddrinfo
-
-
-def _guarded_connect(self, address):
-    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address[0]):
-        raise NetworkBlocked(f"tests must not reach the internet: connect to {address[0]!r}")
-    return _real_connect(self, address)
-
-
-def _guarded_getaddrinfo(host, *args, **kwargs):
-    if not _is_loopback(host if not isinstance(host, bytes) else host.decode()):
-        raise NetworkBlocked(f"tests must not reach the internet: name lookup of {host!r}")
-    return _real_getaddrinfo(host, *args, **kwargs)
+netguard.install()
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(GUARD_DIR), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                       if p and p != str(GUARD_DIR))])
 
 
 @pytest.fixture(autouse=True)
 def offline_only(monkeypatch):
-    """No keys from the developer's shell, and a clear failure on any outside address."""
+    """No keys from the developer's shell; the provider announcement kept off stderr."""
     for name in REMOVED:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
-    monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
     import shared.providers as providers
 
     monkeypatch.setattr(providers, "_announced", True)  # keep stderr quiet in-process

@@ -25,8 +25,13 @@ def stage_dir(number: str) -> Path:
 
 
 def clean_env(**extra) -> dict:
+    """The environment for a subprocess: no keys, plain output, and the network guard
+    (tests/network_guard/sitecustomize.py) first on PYTHONPATH."""
     env = {k: v for k, v in os.environ.items() if k not in REMOVED}
-    env.update({"NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}, **extra)
+    guard = str(Path(__file__).resolve().parent / "network_guard")
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != guard]
+    env.update({"NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8",
+                "PYTHONPATH": os.pathsep.join([guard, *rest])}, **extra)
     return env
 
 

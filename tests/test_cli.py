@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import ast
+import difflib
+import re
 import subprocess
 import sys
 
 import pytest
 from fake_api import FakeAPI
 from helpers import ROOT, STAGE_DIRS, clean_env
+from test_stage_claims import CHECKS
 
-from shared import cli
-from shared.cli import repo, stage_verbs
+from shared.cli import main, repo
+
+WIDE = "250"  # no wrapping, so a whole table cell or answer is on one line
 
 
 def tao(*args, stdin="", **env):
+    """The `tao` command run as a learner runs it, in a subprocess."""
     return subprocess.run([sys.executable, "-m", "shared.cli", *args], input=stdin,
                           capture_output=True, text=True, encoding="utf-8",
                           env=clean_env(**env), timeout=120, cwd=ROOT)
@@ -30,20 +36,38 @@ def test_every_verb_has_help(verb):
     assert done.returncode == 0 and "usage: tao " + verb in done.stdout
 
 
-def test_list_shows_every_stage_with_what_it_teaches():
-    done = tao("list")
+def docstring_lesson(folder) -> tuple[str, str]:
+    """(title, first sentence of the paragraph after it) from a stage's main.py docstring."""
+    doc = ast.get_docstring(ast.parse((folder / "main.py").read_text(encoding="utf-8")))
+    heading, paragraph = doc.split("\n\n")[:2]
+    sentence = " ".join(paragraph.split()).split(". ")[0].rstrip(".") + "."
+    return heading.split(":", 1)[1].strip().rstrip("."), sentence
+
+
+def test_list_shows_every_stage_with_the_whole_of_what_it_teaches():
+    done = tao("list", COLUMNS=WIDE)
     assert done.returncode == 0
+    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines()
+            if len(cells := [c.strip() for c in line.strip("│ ").split("│")]) == 3}
     for folder in STAGE_DIRS:
-        title, teaches = stage_verbs.stage_summary(folder)
-        assert folder.name[:2] in done.stdout and title in done.stdout
-        assert teaches and teaches.split()[0] in done.stdout
+        number = folder.name[:2]
+        assert number in rows, f"stage {number} is not listed"
+        title, teaches = rows[number]
+        assert (title, teaches) == docstring_lesson(folder), (
+            f"stage {number}: `tao list` shows {teaches!r}, not the docstring's first sentence")
 
 
-def test_tour_runs_every_stage_offline_and_exits_zero():
-    done = tao("tour")
+@pytest.mark.timeout(120)  # seven stage subprocesses in a row: 30 s is tight on a busy machine
+def test_tour_runs_every_stage_offline_and_each_shows_what_it_teaches():
+    done = tao("tour", COLUMNS=WIDE)
     assert done.returncode == 0, done.stderr
     assert f"{len(STAGE_DIRS)} of {len(STAGE_DIRS)} stages ran cleanly" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+    parts = re.split(r"^─+ stage (\d\d): .*$", done.stdout, flags=re.M)
+    sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+    assert sorted(sections) == [folder.name[:2] for folder in STAGE_DIRS]
+    for number, section in sections.items():
+        CHECKS[number](section)  # the same checks as each stage's own demo test
 
 
 def test_tour_reports_a_failing_stage(monkeypatch, tmp_path, capsys):
@@ -51,7 +75,7 @@ def test_tour_reports_a_failing_stage(monkeypatch, tmp_path, capsys):
     broken.mkdir(parents=True)
     (broken / "main.py").write_text('"""Stage 01: broken.\n\nIt fails."""\nraise SystemExit(3)\n')
     monkeypatch.setattr(repo, "STAGES", tmp_path / "stages")
-    assert cli.main(["tour"]) == 1
+    assert main(["tour"]) == 1
     assert "exited with 3" in capsys.readouterr().out
 
 
@@ -82,17 +106,50 @@ def test_diff_shows_only_what_changed():
     assert done.stdout == tao("diff", "02", "03").stdout
 
 
+def far_from_any_change(old: list[str], new: list[str]) -> list[str]:
+    """Lines both files share, unique in each, more than 3 lines from any change."""
+    blocks = difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks()
+    return [line for start, _, size in blocks if size > 8
+            for line in old[start + 4:start + size - 4]
+            if line.strip() and old.count(line) == 1 and new.count(line) == 1]
+
+
+def test_diff_leaves_out_lines_far_from_any_change():
+    old, new = (repo.find_stage(n) / "main.py" for n in ("04", "05"))
+    quiet = far_from_any_change(*(p.read_text(encoding="utf-8").splitlines() for p in (old, new)))
+    assert quiet, "04 and 05 main.py share no long unchanged stretch to check against"
+    out = tao("diff", "05", COLUMNS=WIDE).stdout
+    section = out.split(f"--- {old.parent.name}/main.py\n", 1)[1].split("\n--- ", 1)[0]
+    assert section.splitlines()[0].startswith("+++ "), "no diff of main.py was shown"
+    leaked = [line for line in quiet if " " + line in section.splitlines()]
+    assert not leaked, f"unchanged lines far from any change are shown as context: {leaked[:3]}"
+
+
 def test_doctor_offline_is_all_ok():
-    done = tao("doctor")
+    done = tao("doctor", COLUMNS=WIDE)
     assert done.returncode == 0
-    assert "provider: offline (no API key is set)" in done.stdout
-    assert "ANTHROPIC_API_KEY: not set" in done.stdout
+    lines = done.stdout.splitlines()
+    assert "ok   provider: offline (no API key is set)" in lines
+    assert "ok   ANTHROPIC_API_KEY: not set" in lines and "ok   OPENAI_API_KEY: not set" in lines
+    assert not [line for line in lines if not line.startswith("ok   ")], done.stdout
 
 
-def test_doctor_names_the_missing_key_with_the_fix():
-    done = tao("doctor", "--provider", "anthropic")
+@pytest.mark.parametrize(("provider", "var", "other"), [
+    ("anthropic", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"),
+    ("openai", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")])
+def test_doctor_flags_exactly_the_missing_key_with_its_fix(provider, var, other):
+    done = tao("doctor", "--provider", provider, COLUMNS=WIDE)
     assert done.returncode == 1
-    assert "fix" in done.stdout and "export ANTHROPIC_API_KEY=" in done.stdout
+    lines = done.stdout.splitlines()
+    assert f"fix  {var}: not set → export {var}=<your key>" in lines, (
+        f"doctor did not flag the missing {var} on its own line: {done.stdout}")
+    assert f"ok   {other}: not set" in lines, f"{other} is not needed for {provider}"
+
+
+def test_doctor_needs_no_openai_key_for_a_local_server():
+    done = tao("doctor", "--provider", "openai", OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+               COLUMNS=WIDE)
+    assert "ok   OPENAI_API_KEY: not set" in done.stdout.splitlines(), done.stdout
 
 
 def test_doctor_never_prints_a_key():
@@ -103,6 +160,7 @@ def test_doctor_never_prints_a_key():
     assert "did not answer" in done.stdout and done.returncode == 1
 
 
+@pytest.mark.timeout(120)  # two interpreters importing the anthropic SDK: ~13 s when idle
 def test_doctor_checks_the_anthropic_model_through_the_api():
     with FakeAPI("anthropic") as api:
         api.models = ["claude-test-1"]
@@ -117,6 +175,7 @@ def test_doctor_checks_the_anthropic_model_through_the_api():
     assert "sk-ant-test" not in found.stdout + missing.stdout
 
 
+@pytest.mark.timeout(120)  # two interpreters importing the openai SDK: ~6 s when idle
 def test_doctor_checks_that_a_local_servers_model_exists():
     with FakeAPI("openai") as api:
         api.models = ["llama3.2:latest"]

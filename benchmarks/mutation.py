@@ -1,0 +1,239 @@
+"""Mutation score: how many small wrong versions of the kit its own tests notice.
+
+    uv run benchmarks/mutation.py                       # every module in TARGETS (slow)
+    uv run benchmarks/mutation.py shared/calc.py        # one module
+    uv run benchmarks/mutation.py --rev 78e2fed shared/calc.py   # the tests of an older commit
+    uv run benchmarks/mutation.py --json run.json ...   # keep every outcome, then, after
+    uv run benchmarks/mutation.py --recheck run.json    # writing tests: only its survivors
+
+cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>=`,
+`and` to `or`, a number to another, `break` to `continue`, ...) and runs a test command
+against it. A mutant the tests fail on is killed; one they pass on survived, and either
+a test is missing or the mutant behaves exactly like the original (an equivalent
+mutant). Equivalent survivors are kept, with a one-line reason each, in
+`mutation_survivors.toml` beside this script; any other survivor is news and is listed.
+
+The whole suite per mutant would take hours on a small machine, so each module in
+TARGETS names the fast tests that cover it. All work happens in a temporary copy of
+the repository (cosmic-ray edits files in place): your working tree is never touched.
+Operators that swap arithmetic for bit operations (`+` to `<<`, `|`, ...) are left out:
+on this code they either crash at once or mean nothing, and they would triple the run.
+CI does not run this script; run it after changing a module or its tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
+
+JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
+# module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
+TARGETS = {
+    "shared/calc.py": "tests/test_calc.py tests/test_stages_04_06.py -k calculator",
+    "shared/providers/base.py": "tests/test_provider_base.py tests/test_providers.py",
+    "shared/providers/offline.py": "tests/test_providers.py",
+    "shared/providers/scripted.py": "tests/test_providers.py",
+    "shared/providers/fallback.py": "tests/test_providers.py",
+    "shared/providers/__init__.py": "tests/test_providers.py",
+    "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
+    "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
+    "shared/trace.py": "tests/test_trace.py",
+    "shared/stage_main.py": "tests/test_stages_01_03.py",
+    "shared/cli/stage_verbs.py": "tests/test_cli.py",
+    "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
+    "shared/cli/repo.py": "tests/test_cli.py",
+    # the parser's property test alone takes seconds: the corpus tests cover the same code
+    "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
+    "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
+    "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
+    "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
+}
+EXCLUDED_OPERATORS = [r"core/ReplaceBinaryOperator_.*_(BitOr|BitAnd|BitXor|LShift|RShift)",
+                      r"core/ReplaceBinaryOperator_(BitOr|BitAnd|BitXor|LShift|RShift)_.*"]
+
+
+def copy_repository(rev: str | None, into: Path) -> None:
+    """The tracked files (and new, unignored ones) of the working tree, or of commit `rev`."""
+    if rev:
+        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+        return
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, check=True,
+                            capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+
+
+def test_command(spec: str, copy: Path) -> list[str]:
+    """pytest, stopping at the first failure, on the parts of `spec` present in `copy`."""
+    args = shlex.split(spec)
+    kept = [a for i, a in enumerate(args)
+            if not a.startswith("tests/") or (copy / a.split("::")[0]).exists()
+            or (i and args[i - 1] == "-k")]
+    # hypothesis's plugin alone costs seconds of start-up per mutant; @given works without it
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+            "-p", "no:hypothesispytest", *kept]
+
+
+def write_config(copy: Path, module: str, command: list[str], timeout: float) -> Path:
+    """A cosmic-ray session config for one module."""
+    config = copy / "cosmic-ray.toml"
+    config.write_text(
+        "[cosmic-ray]\n"
+        f"module-path = {json.dumps(module)}\n"
+        f"timeout = {timeout:.0f}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(shlex.join(command))}\n"
+        "[cosmic-ray.distributor]\nname = \"local\"\n"
+        "[cosmic-ray.filters.operators-filter]\n"
+        f"exclude-operators = {json.dumps(EXCLUDED_OPERATORS)}\n", encoding="utf-8")
+    return config
+
+
+def tool(name: str) -> str:
+    """A console script installed beside this interpreter (cosmic-ray, cr-...)."""
+    return str(Path(sys.executable).parent / name)
+
+
+def run_module(module: str, rev: str | None) -> list[dict]:
+    """Mutate one module in a fresh copy; the finished work items with their outcomes."""
+    with tempfile.TemporaryDirectory(prefix="tao-mutation-") as tmp:
+        copy = Path(tmp)
+        copy_repository(rev, copy)
+        env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+        command = test_command(TARGETS[module], copy)
+        start = time.perf_counter()
+        baseline = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True)
+        took = time.perf_counter() - start
+        if baseline.returncode != 0:
+            tail = "\n".join(baseline.stdout.splitlines()[-5:])
+            raise SystemExit(f"{module}: its tests fail before any mutation:\n{tail}")
+        config = write_config(copy, module, command, timeout=max(30, 5 * took))
+        session = copy / "session.sqlite"
+        for step in ([tool("cosmic-ray"), "init", str(config), str(session)],
+                     [tool("cr-filter-operators"), str(session), str(config)],
+                     [tool("cosmic-ray"), "exec", str(config), str(session)]):
+            subprocess.run(step, cwd=copy, env=env, check=True, capture_output=True)
+        dump = subprocess.run([tool("cosmic-ray"), "dump", str(session)], cwd=copy, env=env,
+                              check=True, capture_output=True, text=True).stdout
+        source = (copy / module).read_text(encoding="utf-8").splitlines()
+    return [describe(json.loads(line), source) for line in dump.splitlines() if line.strip()]
+
+
+def describe(entry, source: list[str]) -> dict:
+    """One work item as {operator, line, column, text, mutant, outcome}."""
+    item, result = entry
+    result = result or {}
+    mutation = item["mutations"][0]
+    row, column = mutation["start_pos"]
+    outcome = result.get("test_outcome") or result.get("worker_outcome")
+    if result.get("worker_outcome") == "skipped":
+        outcome = "skipped"
+    added = [line[1:].strip() for line in (result.get("diff") or "").splitlines()
+             if line.startswith("+") and not line.startswith("+++")]
+    return {"operator": mutation["operator_name"], "line": row, "column": column,
+            "text": source[row - 1].strip(), "mutant": added[0] if added else "",
+            "outcome": outcome}
+
+
+def key(module: str, mutant: dict) -> tuple:
+    """What identifies a mutant across edits elsewhere in the file: not its line number."""
+    return module, mutant["text"], mutant["mutant"]
+
+
+def kept_survivors() -> dict[tuple, str]:
+    """key() of each accepted survivor -> the one-line reason it is accepted."""
+    if not KEPT.exists():
+        return {}
+    entries = tomllib.loads(KEPT.read_text(encoding="utf-8")).get("survivor", [])
+    return {(e["module"], e["line"], e["mutant"]): e["reason"] for e in entries}
+
+
+def report(module: str, mutants: list[dict], kept: dict, what: str = "") -> int:
+    """Print the score and the survivors; the number of survivors nobody accepted."""
+    tried = [m for m in mutants if m["outcome"] in ("killed", "survived")]
+    survived = [m for m in tried if m["outcome"] == "survived"]
+    score = 1 - len(survived) / len(tried) if tried else 1.0
+    news = [m for m in survived if key(module, m) not in kept]
+    print(f"{module}{what}: {len(tried) - len(survived)} of {len(tried)} mutants killed "
+          f"({score:.1%}); {len(survived) - len(news)} accepted survivors, {len(news)} new")
+    for m in news:
+        print(f"  survived at line {m['line']}: {m['text']}\n               now: {m['mutant']}")
+    return len(news)
+
+
+def recheck(module: str, survivors: list[dict], rev: str | None) -> list[dict]:
+    """Only the given survivors of an earlier run, re-made by line and re-tested: a fast loop
+    while writing the tests that kill them. Each comes back with its new outcome."""
+    with tempfile.TemporaryDirectory(prefix="tao-mutation-") as tmp:
+        copy = Path(tmp)
+        copy_repository(rev, copy)
+        env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+        path = copy / module
+        original = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        for mutant in survivors:
+            lines = list(original)
+            index = next((i for i, text in enumerate(lines) if text.strip() == mutant["text"]),
+                         None)
+            if index is None:
+                mutant["outcome"] = "gone"  # the line itself changed since
+                continue
+            indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+            lines[index] = f"{indent}{mutant['mutant']}\n"
+            path.write_text("".join(lines), encoding="utf-8")
+            done = subprocess.run(test_command(TARGETS[module], copy), cwd=copy, env=env,
+                                  capture_output=True)
+            mutant["outcome"] = "killed" if done.returncode else "survived"
+    return survivors
+
+
+def main() -> int:
+    """Mutate the named modules (or all), report, and fail on any new survivor."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: all "
+                                                   f"{len(TARGETS)} in TARGETS)")
+    parser.add_argument("--rev", help="mutate the code and run the tests of this commit")
+    parser.add_argument("--json", type=Path, help="also write every mutant's outcome here")
+    parser.add_argument("--recheck", type=Path, metavar="JSON",
+                        help="re-test only the new survivors recorded in an earlier --json")
+    args = parser.parse_args()
+    unknown = [m for m in args.modules if m not in TARGETS]
+    if unknown:
+        parser.error(f"no test subset for {', '.join(unknown)}: add it to TARGETS")
+    kept, news, everything = kept_survivors(), 0, {}
+    earlier = json.loads(args.recheck.read_text(encoding="utf-8")) if args.recheck else {}
+    for module in args.modules or list(earlier or TARGETS):
+        started = time.perf_counter()
+        if args.recheck:
+            survivors = [m for m in earlier.get(module, [])
+                         if m["outcome"] == "survived" and key(module, m) not in kept]
+            everything[module] = recheck(module, survivors, args.rev)
+        else:
+            everything[module] = run_module(module, args.rev)
+        news += report(module, everything[module], kept,
+                       " (earlier survivors only)" if args.recheck else "")
+        print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")
+    return 1 if news else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

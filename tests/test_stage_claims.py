@@ -1,0 +1,262 @@
+"""What a learner sees: each stage's demo, saved traces, failing and flooding tools.
+
+The demos are the ones `tao tour` types (shared/cli/stage_verbs.py: DEMOS), run as a
+learner runs a stage: a subprocess on the offline model, stdout read back. Each stage
+is held to what it teaches, not to the offline model's exact wording: stage 02's second
+answer recalls the first message, stage 05's answer quotes the time its tool observed,
+and so on. A stage that exits 0 but prints no answer fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import STAGE_DIRS, load_stage, run_stage
+
+from shared.cli.stage_verbs import DEMOS
+from shared.providers import Reply, ScriptedProvider, ToolCall
+
+WIDE = "250"  # no wrapping: an answer is one line, a panel's body one line per value
+TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00"
+
+
+def demo(number: str) -> str:
+    """The stdout of stage `number` run with its tour demo on the offline model."""
+    args, stdin = DEMOS[number]
+    done = run_stage(number, *args, stdin=stdin, COLUMNS=WIDE)
+    assert done.returncode == 0, f"stage {number} failed its demo: {done.stderr}"
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "offline" in done.stderr, "the stage did not say the offline model answers"
+    return done.stdout
+
+
+def answers(out: str) -> list[str]:
+    """The text of every `tao  ...` answer, in order."""
+    return [line[5:].strip() for line in out.splitlines() if line.startswith("tao  ")]
+
+
+def observations(out: str, tool: str) -> list[str]:
+    """The body of every `observe · tool` panel (first line), in order."""
+    lines = out.splitlines()
+    return [lines[i + 1].strip("│ ") for i, line in enumerate(lines)
+            if re.search(rf"observe · {tool}\b", line) and i + 1 < len(lines)]
+
+
+def check_01(out):
+    """One question, echoed and answered."""
+    (answer,) = answers(out)
+    assert "you> What is an agent loop?" in out, "the question was not shown as sent"
+    assert "What is an agent loop?" in answer, f"the answer ignores the question: {answer}"
+
+
+def check_02(out):
+    """The second answer recalls the first message: the history was sent."""
+    first, second = answers(out)
+    assert "Hello! I'm learning how agents work." in second, (
+        f"the second reply does not recall the first message, so no history was sent: {second}")
+    assert "work." in first, f"the first reply ignores the first message: {first}"
+
+
+def check_03(out):
+    """The persona from the system prompt speaks."""
+    (answer,) = answers(out)
+    assert "Tao" in answer, f"the persona from the system prompt is not in the answer: {answer}"
+
+
+def check_04(out):
+    """One tool call, shown raw, run once, and never fed back."""
+    (observed,) = observations(out, "now")
+    assert re.fullmatch(TIMESTAMP, observed), f"observe · now shows {observed!r}"
+    assert '{"tool": "now", "args": {}}' in out, "the raw JSON line is not shown as `think`"
+    assert answers(out) == [], "stage 04 never feeds the result back, so it has no answer"
+
+
+def check_05(out):
+    """The observed time comes back in the answer, after a second think."""
+    (observed,) = observations(out, "now")
+    time_answer, words_answer = answers(out)
+    assert observed in time_answer, (
+        f"the answer does not use the observed time {observed}: {time_answer}")
+    assert "iteration 2" in out.split(time_answer)[0], "the answer came without a second think"
+    assert "act · wordcount" not in out and "now" in words_answer, (
+        f"stage 05 has only `now`; the model should say what it can do: {words_answer}")
+
+
+def check_06(out):
+    """Each tool's observed result is in its answer."""
+    assert observations(out, "wordcount") == ["6"] and observations(out, "calculator") == ["84"]
+    words, arithmetic = answers(out)
+    assert "6 words" in words, f"the word count answer misses the observed 6: {words}"
+    assert "84" in arithmetic, f"the arithmetic answer misses the observed 84: {arithmetic}"
+
+
+def check_07(out):
+    """Two native calls in one reply, and an answer that uses both results."""
+    (observed,) = observations(out, "now")
+    first_iteration = out.split("iteration 2")[0]
+    assert "act · now" in first_iteration and "act · wordcount" in first_iteration, (
+        "both tool calls should come in one reply, before iteration 2")
+    assert observations(out, "wordcount") == ["9"]
+    answer = answers(out)[-1]
+    assert observed in answer and "9 words" in answer, f"the answer ignores a result: {answer}"
+
+
+CHECKS = {"01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
+          "06": check_06, "07": check_07}
+
+
+def test_every_stage_has_a_demo_and_a_check_of_what_it_shows():
+    numbers = [folder.name[:2] for folder in STAGE_DIRS]
+    assert [n for n in numbers if n not in DEMOS] == [], "a stage has no demo in tao tour"
+    assert [n for n in numbers if n not in CHECKS] == [], (
+        "a stage has no check of its demo output here: add check_NN")
+
+
+@pytest.mark.parametrize("number", sorted(CHECKS))
+def test_each_stage_demo_shows_what_the_stage_teaches(number):
+    CHECKS[number](demo(number))
+
+
+# ---------------------------------------------------------------- --save-trace
+
+
+@pytest.mark.parametrize(("suffix", "starts", "never"), [
+    (".svg", "<svg", "<html"), (".html", "<!DOCTYPE html>", "<svg"), (".HTML", "<!DOCTYPE html>",
+                                                                      "<svg")])
+def test_save_trace_writes_the_format_its_name_says(tmp_path, suffix, starts, never):
+    path = tmp_path / f"trace{suffix}"
+    done = run_stage("01", "--save-trace", str(path), "Save this")
+    assert done.returncode == 0, done.stderr
+    text = path.read_text(encoding="utf-8")
+    assert text.lstrip().startswith(starts), f"{path.name} does not start with {starts}"
+    assert never not in text, f"{path.name} holds {never}: the other format was written"
+    assert f"trace saved to {path}" in done.stderr
+
+
+# ---------------------------------------------------------------- failing tools
+
+
+def call(tool, **args):
+    """A JSON-line tool call, as the protocol asks for it."""
+    return json.dumps({"tool": tool, "args": args})
+
+
+@pytest.mark.parametrize("number", ["05", "06"])
+@pytest.mark.parametrize("error", [ValueError("bad date"), KeyError("text"),
+                                   TypeError("not a str"), ZeroDivisionError("division")])
+def test_any_exception_from_a_tool_becomes_an_observation(number, error, monkeypatch):
+    loop = load_stage(number, "loop")
+
+    def broken(args):
+        raise error
+
+    monkeypatch.setitem(loop.TOOLS, "broken", broken)
+    model = ScriptedProvider([call("broken"), "recovered"])
+    assert loop.agent_step("x", [], model, "") == "recovered", (
+        f"a tool raising {type(error).__name__} stopped the loop")
+    seen = model.calls[1]["messages"][-1]["content"]
+    assert f"Error: {type(error).__name__}: {error}" in seen, seen
+
+
+def test_a_calculator_error_is_an_observation_the_learner_sees():
+    done = run_stage("06", stdin="What is 7 / 0?\n", COLUMNS=WIDE)
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr
+    seen = observations(done.stdout, "calculator")  # the offline model retries once
+    assert seen and set(seen) == {"Error: CalcError: division by zero"}, seen
+
+
+# ---------------------------------------------------------------- the observation budget
+
+
+def flood_result(loop) -> str:
+    """A result three budgets long, ending in a marker that must be cut off."""
+    return "y" * (3 * loop.MAX_OBSERVATION) + "z"
+
+
+def assert_cut(loop, content: str) -> None:
+    """The observation holds exactly the budget's characters and says how many were cut."""
+    budget = loop.MAX_OBSERVATION
+    kept = content.split("\n[...")[0].split("\n")[-1]  # after any <tool_result ...> line
+    assert kept == "y" * budget, f"the model read {len(kept)} characters, not {budget}"
+    assert f"[... {2 * budget + 1} more characters cut]" in content, content[-80:]
+    assert "z" not in content
+
+
+@pytest.mark.parametrize("number", ["05", "06"])
+def test_json_line_stages_cut_an_observation_to_exactly_the_budget(number, monkeypatch):
+    loop = load_stage(number, "loop")
+    monkeypatch.setitem(loop.TOOLS, "flood", lambda args: flood_result(loop))
+    model = ScriptedProvider([call("flood"), "ok"])
+    loop.agent_step("x", [], model, "")
+    assert_cut(loop, model.calls[1]["messages"][-1]["content"])
+
+
+@pytest.mark.parametrize("number", ["05", "06"])
+@pytest.mark.parametrize("size", ["short", "budget"])
+def test_a_result_within_the_budget_is_passed_whole(number, size, monkeypatch):
+    loop = load_stage(number, "loop")
+    result = "y" * (loop.MAX_OBSERVATION if size == "budget" else 3)
+    monkeypatch.setitem(loop.TOOLS, "fits", lambda args: result)
+    model = ScriptedProvider([call("fits"), "ok"])
+    loop.agent_step("x", [], model, "")
+    content = model.calls[1]["messages"][-1]["content"]
+    assert content == f"<tool_result tool=fits>\n{result}\n</tool_result>", content[-60:]
+
+
+def stage07_result(result_of) -> dict:
+    """The tool message stage 07 sends back after its `now` tool returns result_of(loop)."""
+    loop = load_stage("07", "loop")
+    index = next(i for i, tool in enumerate(loop.TOOLS) if tool.name == "now")
+    replaced = type(loop.TOOLS[index])("now", "floods", {"type": "object", "properties": {}},
+                                       lambda args: result_of(loop))
+    loop.TOOLS[index] = replaced  # this load's own list: load_stage imports tools.py afresh
+    model = ScriptedProvider([Reply("", [ToolCall("c1", "now", {})], "tool_use"), "ok"])
+    assert loop.agent_step("x", [], model, "") == "ok"
+    result = model.calls[1]["messages"][-1]
+    assert result["role"] == "tool" and result["tool_call_id"] == "c1"
+    return result | {"budget": loop.MAX_OBSERVATION, "loop": loop}
+
+
+def test_stage07_cuts_an_observation_to_exactly_the_budget():
+    result = stage07_result(flood_result)
+    assert_cut(result["loop"], result["content"])
+
+
+@pytest.mark.parametrize("size", ["short", "budget"])
+def test_stage07_passes_a_result_within_the_budget_whole(size):
+    def fits(loop):
+        return "y" * (loop.MAX_OBSERVATION if size == "budget" else 3)
+
+    result = stage07_result(fits)
+    expected = "y" * (result["budget"] if size == "budget" else 3)
+    assert result["content"] == expected, result["content"][-60:]
+
+
+# ---------------------------------------------------------------- limits the stages share
+
+
+@pytest.mark.parametrize("name", ["MAX_ITERATIONS", "MAX_OBSERVATION"])
+def test_the_loops_share_their_limits(name):
+    # a limit that differs between neighbours would show up in `tao diff` as a lesson
+    values = {number: getattr(load_stage(number, "loop"), name) for number in ("05", "06", "07")}
+    assert len(set(values.values())) == 1, f"{name} differs between the stages: {values}"
+
+
+def test_stage07_stops_after_max_iterations_of_tool_calls():
+    loop = load_stage("07", "loop")
+    always = Reply("", [ToolCall("c", "now", {})], "tool_use")
+    model = ScriptedProvider([always] * (loop.MAX_ITERATIONS + 1))
+    answer = loop.agent_step("x", [], model, "")
+    assert len(model.calls) == loop.MAX_ITERATIONS, "the cap is not MAX_ITERATIONS calls"
+    assert answer == f"Stopped: no answer after {loop.MAX_ITERATIONS} iterations."
+
+
+def test_stage07_reports_a_token_limit_stop_however_the_reason_was_built():
+    # Anthropic's stop_reason arrives as a string decoded from JSON, not the literal
+    loop = load_stage("07", "loop")
+    reason = "".join(["max_", "tokens"])
+    model = ScriptedProvider([Reply("The answer is", [], reason)])
+    answer = loop.agent_step("x", [], model, "")
+    assert answer == "The answer is\n[the reply was cut off: it reached the token limit]"
