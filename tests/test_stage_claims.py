@@ -103,8 +103,40 @@ def check_07(out):
     assert observed in answer and "9 words" in answer, f"the answer ignores a result: {answer}"
 
 
+def check_08(out):
+    """A context line before every call, and the budget snipping old turns as they grow."""
+    contexts = re.findall(r"context: ~(\d+) of (\d+) tokens in (\d+) message\(s\)(.*)", out)
+    assert len(contexts) == 6, f"each of the 6 model calls should show its context: {contexts}"
+    assert all(int(used) <= int(budget) for used, budget, _, _ in contexts), (
+        f"a call went over its budget: {contexts}")
+    assert "snipped" not in contexts[0][3] and "old messages snipped" in contexts[-1][3], (
+        "the first call has nothing to snip; the last, with two turns behind it, must snip")
+    assert answers(out)[-1] == "The answer is 84.", "the third question was not answered"
+
+
+def check_09(out):
+    """At the cap, a last call without tools sums up; the turn says why it ended."""
+    assert "iteration cap (1) reached" in out, "the cap was not announced"
+    (answer,) = [a for a in answers(out) if not a.startswith("I'll use")]
+    assert answer.startswith("Summary") and "calculator" in answer, (
+        f"the last call should sum up what was done and what failed: {answer}")
+    assert out.rstrip().splitlines()[-2] == "turn ended: max_iterations", (
+        "the trace should end the turn with its stop reason")
+
+
+def check_10(out):
+    """The slow read-only calls overlap: each ends about 1 s after they all began."""
+    spans = {name: (float(start), float(end)) for name, start, end in
+             re.findall(r"^\s*(now|fetch|search)\s+([\d.]+) →\s+([\d.]+) s", out, re.M)}
+    assert set(spans) == {"now", "fetch", "search"}, f"the timeline misses a call: {spans}"
+    assert spans["search"][0] < spans["fetch"][1] and spans["fetch"][0] < spans["search"][1], (
+        f"fetch and search did not run at the same time: {spans}")
+    assert max(end for _, end in spans.values()) < 1.9, f"1 s calls took turns: {spans}"
+    assert "turn ended: completed" in out
+
+
 CHECKS = {"01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
-          "06": check_06, "07": check_07}
+          "06": check_06, "07": check_07, "08": check_08, "09": check_09, "10": check_10}
 
 
 def test_every_stage_has_a_demo_and_a_check_of_what_it_shows():

@@ -5,8 +5,17 @@
 - `stage_diff.py`: diff, code first;
 - `exercise_verbs.py`: check, hint, watch, reset, solution, and the exercise list;
 - `repo.py`: the repository's paths and the one stage finder (tests and exercises use it too).
+
+`main` is imported on first call, so `from shared.cli.repo import load_stage` (what
+exercises and tests do) does not load the whole command and rich with it.
 """
 
-from .command import main
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the `tao` command (see command.py)."""
+    from .command import main as run
+
+    return run(argv)
+
 
 __all__ = ["main"]

@@ -28,7 +28,7 @@ DEMOS = {
     "08": (["--budget", "300"], "What time is it?\nHow many words are in 'to be or not to be'?\n"
                                 "What is 12 * (3 + 4)?\n"),
     "09": (["--max-iterations", "1"], "What time is it, and what is 12 / 0?\n"),
-    "10": ([], "What time is it? Also fetch 'example.org' and search the web for it, "
+    "10": ([], "What time is it? Also fetch 'example.org' and search the web for 'agent loops', "
                "1 second each.\n"),
 }
 
