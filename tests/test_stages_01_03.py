@@ -10,7 +10,7 @@ from helpers import STAGE_DIRS, load_stage, run_stage
 from shared.providers import ProviderError, ScriptedProvider
 from shared.trace import Trace, make_console
 
-from shared.cli import DEMOS  # isort: skip
+from shared.cli.stage_verbs import DEMOS  # isort: skip
 
 
 @pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)

@@ -7,7 +7,7 @@ No history, no system prompt, no tools yet; each of those is a later stage.
 """
 
 from shared.providers import get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 

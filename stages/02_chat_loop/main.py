@@ -8,7 +8,7 @@ the session; Ctrl-C during a reply cancels that reply and leaves the history as 
 """
 
 from shared.providers import ProviderError, get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 

@@ -10,7 +10,7 @@ unchanged. Later stages append their tool protocol to the same prompt.
 from context import build_context
 
 from shared.providers import ProviderError, get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 

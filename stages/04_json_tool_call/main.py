@@ -10,7 +10,7 @@ shown. The result is not sent back to the model yet: stage 05 closes that loop.
 from loop import _parse_tool_call, build_agent_system, run_tool
 
 from shared.providers import ProviderError, get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 

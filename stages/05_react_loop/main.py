@@ -10,7 +10,7 @@ inner loop, and the chat loop around it only keeps the final answers.
 from loop import agent_step, build_agent_system
 
 from shared.providers import ProviderError, get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 

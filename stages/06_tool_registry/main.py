@@ -9,7 +9,7 @@ the system prompt's tool list is generated from it. The loop did not change at a
 from loop import agent_step, build_agent_system
 
 from shared.providers import ProviderError, get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 

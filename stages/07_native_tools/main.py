@@ -9,7 +9,7 @@ come back in their own slot, several per reply, and the text streams live again.
 from loop import agent_step, build_agent_system
 
 from shared.providers import ProviderError, get_provider
-from shared.stage import run, stage_parser
+from shared.stage_main import run, stage_parser
 from shared.trace import Trace
 
 
