@@ -271,3 +271,22 @@ def test_calculator_refuses_huge_work_before_doing_it(expression):
     # the refusals name a limit: the work was judged too big up front, not attempted
     with pytest.raises(CalcError, match="digits|longer than|too large"):
         evaluate(expression)
+
+
+def test_stage05_a_fault_mid_loop_drops_the_whole_turn_and_the_chat_goes_on(monkeypatch,
+                                                                             tmp_path):
+    stage = load_stage("05")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([
+        call("now"), {"error": "anthropic: the stream broke off", "partial": "It is"},
+        "fine"]), encoding="utf-8")
+    model = ScriptedProvider.from_file(str(script))
+    feed = iter(["time?", "again?"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(feed))
+    trace = Trace(make_console(file=io.StringIO(), width=80))
+    with pytest.raises(StopIteration):
+        stage.chat(model, trace, "SYS")
+    # neither the failed turn's tool call nor its observation reaches the next request
+    assert model.calls[2]["messages"] == [{"role": "user", "content": "again?"}]
+    out = trace.console.file.getvalue()
+    assert "error  anthropic: the stream broke off" in out and "tao  fine" in out
