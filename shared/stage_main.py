@@ -83,20 +83,21 @@ class _QuirkAction(argparse.Action):
 def run(main: Callable[[], object]) -> None:
     """Run a stage's main(); turn the failures a learner can fix into one line."""
     prepare_terminal()
-    code = 0
+    code, last_words = 0, ""
     try:
         result = main()
         code = result if isinstance(result, int) else 0
     except ProviderError as exc:
-        print(f"error: {visible(str(exc))}", file=sys.stderr)
-        code = 1
+        code, last_words = 1, f"error: {visible(str(exc))}"
     except EOFError:  # Ctrl-D where a stage reads one line only: the trace says bye
         pass
     except KeyboardInterrupt:
-        print("\ncancelled (Ctrl-C)", file=sys.stderr)
-        code = 130
+        code, last_words = 130, "cancelled (Ctrl-C)"
+        print(file=sys.stderr)  # leave the line the ^C was typed on
     finally:
-        finish_open_traces()  # whatever happened, what was shown is not lost
+        if last_words:
+            print(last_words, file=sys.stderr)
+        finish_open_traces(last_words)  # whatever happened, what was shown is not lost
     sys.exit(code)
 
 

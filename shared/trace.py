@@ -91,9 +91,15 @@ def shown(value) -> str:
 _OPEN: weakref.WeakSet[Trace] = weakref.WeakSet()  # traces not finished yet
 
 
-def finish_open_traces() -> None:
-    """Finish every trace not finished yet: any way out of a stage's process calls this."""
+def finish_open_traces(last_words: str = "") -> None:
+    """Finish every trace not finished yet: any way out of a stage's process calls this.
+
+    `last_words` (the error that ended the process, already on stderr) is added to what
+    is saved, without printing it again.
+    """
     for trace in list(_OPEN):
+        if last_words:
+            trace._record(Text(visible(last_words), STYLES["error"]))
         trace.finish()
 
 
