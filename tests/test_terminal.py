@@ -92,9 +92,11 @@ class Terminal:
 
 @pytest.fixture
 def terminal():
+    """Open programs on pseudo-terminals; every one is stopped when the test ends."""
     opened = []
 
     def open_terminal(code: str) -> Terminal:
+        """Start `code` on a new pseudo-terminal."""
         opened.append(Terminal(code))
         return opened[-1]
 
@@ -225,6 +227,7 @@ def test_any_columns_setting_shows_the_whole_call(columns):
 
 
 def saved(path) -> str:
+    """The saved trace's text; a clear failure if none was written."""
     assert path.is_file(), "no trace file was written"
     return path.read_text(encoding="utf-8")
 

@@ -51,6 +51,7 @@ class ScriptedProvider(Provider):
         return cls([_entry(item, number, where) for number, item in enumerate(items, 1)])
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+        """Record the call, then stream the next canned reply (or break off, or raise)."""
         self.calls.append({"messages": copy.deepcopy(messages), "system": system,
                            "tools": list(tools)})
         turn = len(self.calls)
