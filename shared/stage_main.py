@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -83,6 +84,17 @@ class _QuirkAction(argparse.Action):
 def run(main: Callable[[], object]) -> None:
     """Run a stage's main(); turn the failures a learner can fix into one line."""
     prepare_terminal()
+    try:
+        code = _run(main)
+    except BrokenPipeError:  # whatever read the output (`| head`) stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error
+        finish_open_traces()
+        code = 1
+    sys.exit(code)
+
+
+def _run(main: Callable[[], object]) -> int:
+    """main()'s exit code; an error or Ctrl-C said in one line; open traces finished."""
     code, last_words = 0, ""
     try:
         result = main()
@@ -98,7 +110,7 @@ def run(main: Callable[[], object]) -> None:
         if last_words:
             print(last_words, file=sys.stderr)
         finish_open_traces(last_words)  # whatever happened, what was shown is not lost
-    sys.exit(code)
+    return code
 
 
 def prepare_terminal() -> None:
@@ -109,11 +121,19 @@ def prepare_terminal() -> None:
             # invalid UTF-8 becomes U+FFFD instead of an exception (or of surrogates
             # that crash the SDKs when the text is sent)
             reconfigure(errors="replace")
+    for ending in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # `kill`, a closed window
+        if ending is not None:
+            signal.signal(ending, _leave)
     try:
         if sys.stdin is not None and sys.stdin.isatty():
             import readline  # noqa: F401  (importing it is what turns line editing on)
     except ImportError:  # Windows: plain input(), still correct
         pass
+
+
+def _leave(signum, frame) -> None:
+    """A request to stop from outside: leave through run(), so the trace is still saved."""
+    raise SystemExit(128 + signum)
 
 
 def _readable(arg: str) -> str:

@@ -209,9 +209,9 @@ class Trace:
         """Say how the learner left, and save what was shown if asked to (once)."""
         if self not in _OPEN:
             return
-        _OPEN.discard(self)
-        if self._ended_by:
+        if self._ended_by:  # (if the screen is gone, this raises; a second finish saves)
             self._print(Text(f"bye ({self._ended_by})", STYLES["meta"]))
+        _OPEN.discard(self)
         if self.save_path:
             self._save(Path(self.save_path))
 

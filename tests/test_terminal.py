@@ -274,3 +274,48 @@ def test_save_trace_is_written_when_the_learner_leaves_with_ctrl_c(tmp_path):
         process.wait()
     assert b"bye (Ctrl-C)" in shown + out and b"Traceback" not in err, err
     assert "answer one" in saved(path)
+
+
+def test_save_trace_is_written_when_the_process_is_told_to_stop(tmp_path):
+    path = tmp_path / "session.html"
+    script = tmp_path / "script.json"
+    script.write_text('["answer one"]', encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, str(stage_dir("02") / "main.py"), "--save-trace", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+    try:
+        process.stdin.write(b"first question\n")
+        process.stdin.flush()
+        shown = b""
+        while b"answer one" not in shown or not shown.endswith(b"you> "):
+            byte = process.stdout.read(1)
+            assert byte, f"the stage ended early: {shown!r}"
+            shown += byte
+        process.terminate()  # SIGTERM: what `kill` and many a closed window send
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert b"Traceback" not in err, err
+    assert "answer one" in saved(path)
+
+
+def test_output_cut_short_by_its_reader_is_no_traceback(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["x" * 200_000] * 3), encoding="utf-8")
+    process = subprocess.Popen(  # as `main.py | head -c 10` does: read a little, then leave
+        [sys.executable, str(stage_dir("02") / "main.py")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+    try:
+        process.stdin.write(b"one\ntwo\nthree\n")
+        process.stdin.close()
+        process.stdout.read(10)
+        process.stdout.close()
+        err = process.stderr.read()
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err
