@@ -85,7 +85,7 @@ def shown(value) -> str:
             value = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
             value = f"<{type(value).__name__}>"
-    return visible(cut(value, 200, 1))
+    return visible(cut(value.replace("\n", "\\n"), 200))  # one line: a title, say
 
 
 _OPEN: weakref.WeakSet[Trace] = weakref.WeakSet()  # traces not finished yet

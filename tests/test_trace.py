@@ -167,6 +167,15 @@ def test_control_characters_are_shown_never_sent_to_the_terminal():
     assert own_styling.search(out), "the kit's own styling went missing"
 
 
+def test_a_tool_name_stays_on_its_title_line_whatever_it_holds():
+    trace = plain_trace()
+    trace.act("now\n╰─ fake border\x1b[2J", {})
+    trace.act(["not", {"a": "name"}], {})
+    titles = [line for line in shown(trace).splitlines() if line.startswith("╭─ act")]
+    assert titles[0].startswith("╭─ act · now\\n╰─ fake border\\x1b[2J ─")
+    assert titles[1].startswith('╭─ act · ["not", {"a": "name"}] ─')
+
+
 def test_newlines_and_tabs_stay_as_they_are():
     assert visible("a\tb\nc\r\nd") == "a\tb\nc\nd"
     assert visible("\x00\x1b\x7f") == "\\x00\\x1b\\x7f"
