@@ -17,7 +17,9 @@ from helpers import load_stage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-PARSERS = {n: load_stage(n, "loop")._parse_tool_call for n in ("04", "05", "06")}
+LOOPS = {n: load_stage(n, "loop") for n in ("04", "05", "06")}
+PARSERS = {n: loop._parse_tool_call for n, loop in LOOPS.items()}
+RUN_TOOL = {n: loop.run_tool for n, loop in LOOPS.items()}
 CALL = {"tool": "now", "args": {}}
 BIG = "x" * 1_000_000
 
@@ -82,7 +84,15 @@ CORPUS = [
      {"tool": "now", "args": {"n": float("nan")}}),
     ("{" * 100_000, None),                                        # deep nesting, unfinished
     ('{"tool": ' + "[" * 100_000, None),                          # too deep to decode
-    ('\ufeff{"tool": "now", "args": {}}', None),                  # byte-order mark: not space
+    ('\ufeff{"tool": "now", "args": {}}', CALL),                  # byte-order mark: stripped
+    ('\ufeff\n\n{"tool": "now", "args": {}}', CALL),              # BOM, then blank lines
+    ('{"tool": "now", "args": {"n": ' + "9" * 5000 + '}}', None),  # int over 4,300 digits
+    ('{"tool": ' + "1" * 4301 + '}', None),                       # the name such an int
+    ('{"tool": NaN}', {"tool": float("nan")}),                    # FP: NaN as the name
+    ('{"tool": "now", "args": {"n": -Infinity}}',                 # infinity: Python accepts it
+     {"tool": "now", "args": {"n": float("-inf")}}),
+    ('{"tool": ' + "[" * 900 + "]" * 900 + '}',                   # FP: deep, but decodable
+     {"tool": json.loads("[" * 900 + "]" * 900)}),
     (BIG, None),                                                  # a megabyte of prose
 ]
 
@@ -102,15 +112,31 @@ def test_corpus_is_large_and_varied():
     assert 10 <= calls <= len(CORPUS) - 10  # both fates well represented
 
 
+JSON_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),  # NaN, ±Infinity too
+    lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=20)
+HUGE_INT = st.text(alphabet="0123456789", min_size=4301, max_size=6000)
+
+
 @pytest.mark.parametrize("stage", sorted(PARSERS))
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(
     st.text(),
-    st.text(alphabet='{}[]":,\\ \n tolnru0123456789.-eE').map(lambda s: "{" + s),
-    st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                 lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
-                 max_leaves=20).map(json.dumps),
+    st.text(alphabet='{}[]":,\\ \n tolnru0123456789.-eE\ufeff').map(lambda s: "{" + s),
+    JSON_VALUE.map(json.dumps),
+    # a call whose name is any JSON value, not just a string
+    st.tuples(JSON_VALUE, JSON_VALUE).map(
+        lambda pair: json.dumps({"tool": pair[0], "args": pair[1]})),
+    # numbers past Python's int conversion limit, where a name or an argument goes
+    HUGE_INT.map(lambda digits: '{"tool": "now", "args": {"n": ' + digits + "}}"),
+    HUGE_INT.map(lambda digits: '{"tool": ' + digits + "}"),
+    # nesting around the decoder's depth limit, and a BOM in front
+    st.integers(1, 3000).map(lambda depth: '{"tool": ' + "[" * depth + "]" * depth + "}"),
+    st.text().map(lambda s: "\ufeff" + json.dumps({"tool": s})),
 ))
-def test_parser_never_raises(stage, text):
+def test_parser_and_run_tool_never_raise(stage, text):
     result = PARSERS[stage](text)
     assert result is None or (isinstance(result, dict) and "tool" in result)
+    if result is not None:  # whatever the parser lets through, run_tool must survive
+        observation = RUN_TOOL[stage](result["tool"], result.get("args", {}))
+        assert isinstance(observation, str), f"run_tool returned {observation!r}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import threading
 
 import pytest
@@ -156,3 +157,23 @@ def test_stage07_end_to_end_offline_streams_the_answer():
     assert done.returncode == 0, done.stderr
     assert "tao  I'll use now and wordcount." in done.stdout
     assert "That text has 9 words." in done.stdout
+
+
+def test_a_fault_after_streamed_text_keeps_it_on_screen_and_out_of_the_history(
+        monkeypatch, tmp_path):
+    stage = load_stage("07")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([
+        {"text": "Let me check.", "tool_calls": [{"id": "c1", "name": "now", "args": {}}]},
+        {"error": "openai: the stream broke off mid-reply", "partial": "It is noon and"},
+        "fine"]), encoding="utf-8")
+    model = ScriptedProvider.from_file(str(script))
+    feed = iter(["time?", "again?"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(feed))
+    trace = Trace(make_console(file=io.StringIO(), width=100))
+    with pytest.raises(StopIteration):
+        stage.chat(model, trace, "SYS")
+    assert model.calls[2]["messages"] == [{"role": "user", "content": "again?"}]
+    lines = trace.console.file.getvalue().splitlines()
+    assert "tao  It is noon and [cut off]" in lines
+    assert "error  openai: the stream broke off mid-reply" in lines and "tao  fine" in lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from helpers import STAGE_DIRS, load_stage, run_stage
@@ -137,3 +138,35 @@ def test_context_builds_persona_then_instructions():
     context = load_stage("03", "context")
     prompt = context.build_context()
     assert prompt.startswith(context.PERSONA) and prompt.endswith(context.INSTRUCTIONS)
+
+
+# a turn that fails with ProviderError: the history stays as it was, the chat goes on
+
+FAULT = {"error": "openai: the stream broke off mid-reply", "partial": "Hel"}
+
+
+def scripted_from_json(entries, tmp_path):
+    """A ScriptedProvider read from a TAO_SCRIPT file, as a stage's process reads it."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    return ScriptedProvider.from_file(str(path))
+
+
+def test_stage02_a_stream_that_breaks_off_leaves_no_trace_in_the_history(monkeypatch,
+                                                                         tmp_path):
+    provider = scripted_from_json(["A", FAULT, "fine"], tmp_path)
+    provider, out = scripted_chat("02", ["one", "two", "three"], provider, monkeypatch)
+    # the failed turn ("two") is absent from the next request: as if never sent
+    assert provider.calls[2]["messages"] == [
+        {"role": "user", "content": "one"}, {"role": "assistant", "content": "A"},
+        {"role": "user", "content": "three"}]
+    lines = out.splitlines()
+    assert "tao  Hel [cut off]" in lines, "the streamed text must stay, marked as cut off"
+    assert "error  openai: the stream broke off mid-reply" in lines
+    assert "tao  fine" in lines
+
+
+def test_stage02_end_to_end_a_fault_is_one_line_and_the_chat_goes_on(tmp_path):
+    done = run_stage("02", stdin="one\ntwo\n", script=[FAULT, "fine"], tmp_path=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "tao  Hel [cut off]" in done.stdout and "tao  fine" in done.stdout

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
-from shared.trace import Trace, cut, make_console
+from shared.trace import (
+    LEAVE_HINT,
+    MAX_WIDTH,
+    MIN_WIDTH,
+    Trace,
+    cut,
+    finish_open_traces,
+    make_console,
+    visible,
+)
 
 
 def plain_trace():
@@ -101,12 +113,148 @@ def test_save_trace_writes_svg_and_html(tmp_path):
 def test_anything_shown_after_streamed_text_starts_on_a_new_line():
     trace = plain_trace()
     trace.stream_delta("I'll use now")
-    trace.note("reply cancelled")
-    trace.stream_delta("It is")
     trace.act("now", {})
+    trace.stream_delta("It is")
+    trace.note("reply cancelled")
     trace.stream_delta("Done.")
     trace.answer("Done.")
     lines = shown(trace).splitlines()
-    assert lines[0] == "tao  I'll use now" and lines[1] == "reply cancelled"
-    assert lines[2] == "tao  It is" and "act · now" in lines[3]
+    assert lines[0] == "tao  I'll use now" and "act · now" in lines[1]
+    # a note or an error after streamed text means the reply stopped short: say so
+    assert "tao  It is [cut off]" in lines and "reply cancelled" in lines
     assert "tao  Done." in lines and shown(trace).count("Done.") == 1
+
+
+def test_stream_answer_and_stream_delta_are_one_path():
+    by_answer, by_delta = plain_trace(), plain_trace()
+    assert by_answer.stream_answer(iter(["Hel", "lo"])) == "Hello"
+    by_delta.stream_delta("Hel")
+    by_delta.stream_delta("lo")
+    by_delta.answer("Hello")
+    strip_time = re.compile(r"\d+\.\d\d s")
+    assert strip_time.sub("", shown(by_answer)) == strip_time.sub("", shown(by_delta))
+
+
+def test_an_error_mid_stream_keeps_the_text_and_marks_it_cut_off():
+    trace = plain_trace()
+    trace.stream_delta("Hel")
+    trace.error("openai: the stream broke off")
+    assert shown(trace).splitlines() == ["tao  Hel [cut off]",
+                                         "error  openai: the stream broke off"]
+
+
+HOSTILE = "\x1b]2;TITLE\x07\x1b[2J\x9b31m\r\x08\u202e\udcff ok"
+
+
+def test_control_characters_are_shown_never_sent_to_the_terminal():
+    console = Console(file=io.StringIO(), width=80, force_terminal=True, color_system="standard")
+    trace = Trace(console)
+    trace.request(HOSTILE)
+    trace.think(HOSTILE)
+    trace.act(HOSTILE, {"arg": HOSTILE})
+    trace.observe(HOSTILE, HOSTILE)
+    trace.stream_delta(HOSTILE)
+    trace.answer(HOSTILE + "!")
+    trace.error(HOSTILE)
+    trace.note(HOSTILE)
+    out = console.file.getvalue()
+    # the kit's own colours are escape sequences too: take them out, then nothing may be left
+    own_styling = re.compile(r"\x1b\[[0-9;]*m")
+    rest = own_styling.sub("", out)
+    for byte in ("\x1b", "\x07", "\x9b", "\r", "\x08", "\u202e", "\udcff"):
+        assert byte not in rest, f"{byte!r} reached the terminal"
+    assert "\\x1b]2;TITLE\\x07\\x1b[2J" in rest and "\\u202e" in rest  # shown, visibly
+    assert own_styling.search(out), "the kit's own styling went missing"
+
+
+def test_a_tool_name_stays_on_its_title_line_whatever_it_holds():
+    trace = plain_trace()
+    trace.act("now\n╰─ fake border\x1b[2J", {})
+    trace.act(["not", {"a": "name"}], {})
+    titles = [line for line in shown(trace).splitlines() if line.startswith("╭─ act")]
+    assert titles[0].startswith("╭─ act · now\\n╰─ fake border\\x1b[2J ─")
+    assert titles[1].startswith('╭─ act · ["not", {"a": "name"}] ─')
+
+
+def test_newlines_and_tabs_stay_as_they_are():
+    assert visible("a\tb\nc\r\nd") == "a\tb\nc\nd"
+    assert visible("\x00\x1b\x7f") == "\\x00\\x1b\\x7f"
+
+
+@pytest.mark.parametrize("columns", ["0", "-5", "abc", "", "1"])
+def test_any_columns_setting_gives_a_usable_width(monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    trace = Trace(make_console(file=io.StringIO()))
+    assert MIN_WIDTH <= trace.console.width <= MAX_WIDTH
+    trace.answer("still shown")
+    assert "still shown" in shown(trace)
+
+
+def test_a_narrow_terminal_wraps_panels_instead_of_cropping_them():
+    trace = Trace(make_console(file=io.StringIO(), width=20))
+    expression = "12 * (3 + 4) - 5 / 6 + 7 ** 2"
+    trace.act("calculator", {"expression": expression})
+    trace.observe("calculator", "the result is 12345678901234567890")
+    inside = "".join(line.strip("│ ").rstrip() for line in shown(trace).splitlines())
+    assert expression.replace(" ", "") in inside.replace(" ", "")
+    assert "12345678901234567890" in inside
+
+
+def test_ctrl_c_at_the_prompt_says_how_to_leave_and_twice_leaves(monkeypatch):
+    presses = iter([KeyboardInterrupt, "hello", KeyboardInterrupt, KeyboardInterrupt])
+
+    def keyboard(prompt=""):
+        key = next(presses)
+        if key is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        return key
+
+    monkeypatch.setattr("builtins.input", keyboard)
+    trace = plain_trace()
+    assert trace.prompt() == "hello"  # one Ctrl-C only explains; the session goes on
+    with pytest.raises(EOFError):  # the stages leave on EOFError, as on Ctrl-D
+        trace.prompt()
+    trace.finish()
+    out = shown(trace)
+    assert out.count(LEAVE_HINT) == 2 and out.rstrip().endswith("bye (Ctrl-C)")
+
+
+def test_every_way_out_of_the_prompt_says_so(monkeypatch):
+    for typed, reason in (("", "an empty line"), (EOFError, "end of input")):
+        def keyboard(prompt="", typed=typed):
+            if typed is EOFError:
+                raise EOFError
+            return typed
+
+        monkeypatch.setattr("builtins.input", keyboard)
+        trace = plain_trace()
+        try:
+            trace.prompt()
+        except EOFError:
+            pass
+        trace.finish()
+        assert shown(trace).rstrip().endswith(f"bye ({reason})"), shown(trace)
+
+
+def test_finish_open_traces_saves_each_unsaved_trace_once(tmp_path, capsys):
+    path = tmp_path / "t.html"
+    trace = Trace(make_console(file=io.StringIO(), width=80, record=True), save=str(path))
+    trace.answer("kept")
+    finish_open_traces()  # what stage_main.run() does on any way out
+    finish_open_traces()
+    assert "kept" in path.read_text(encoding="utf-8")
+    assert capsys.readouterr().err.count("trace saved to") == 1
+
+
+def test_a_trace_that_cannot_be_written_is_saved_elsewhere_not_lost(tmp_path, capsys):
+    path = tmp_path / "gone" / "t.svg"  # the folder disappeared during the session
+    trace = Trace(make_console(file=io.StringIO(), width=80, record=True), save=str(path))
+    trace.answer("precious")
+    trace.finish()
+    err = capsys.readouterr().err
+    assert f"could not save the trace to {path}" in err
+    rescue = Path(err.rsplit("saved it to ", 1)[1].split(" instead")[0])
+    try:
+        assert "precious" in rescue.read_text(encoding="utf-8")
+    finally:
+        rescue.unlink()

@@ -84,7 +84,16 @@ def cmd_run(args, console) -> int:
 
 
 def cmd_tour(args, console) -> int:
-    provider = args.provider or "offline"
+    """Run every stage with its demo input; a provider that cannot work stops it up front."""
+    from ..providers import PROVIDERS, ProviderError, build_provider
+
+    provider = (args.provider or "offline").strip().lower()
+    if provider not in PROVIDERS:  # said once here, not once per stage
+        raise CLIError(f"unknown provider {provider!r}: choose one of {', '.join(PROVIDERS)}")
+    try:  # a missing key or a bad setting would fail every stage the same way
+        build_provider(provider, os.environ.get("TAO_MODEL") or None)
+    except ProviderError as exc:
+        raise CLIError(str(exc)) from None
     results = []
     for number, folder in stages().items():
         title, teaches = stage_summary(folder)

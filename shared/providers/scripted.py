@@ -10,12 +10,17 @@ from pathlib import Path
 
 from .base import Provider, ProviderError, Reply, Tool, ToolCall
 
+SCRIPT_SHAPE = ('a JSON list; each entry a string, {"text", "tool_calls": [{"id", "name", '
+                '"args"}]}, or a fault {"error", "partial"}')
+
 
 class ScriptedProvider(Provider):
     """Replays `replies` (a str, a Reply, or an exception to raise) one per turn.
 
     Each call is recorded in `self.calls` as {"messages", "system", "tools"}, copied at
-    the moment of the call, so a test can check exactly what the model was shown.
+    the moment of the call, so a test can check exactly what the model was shown. An
+    exception with a `partial` attribute streams that text first, then is raised: a
+    stream that broke off mid-reply.
     """
 
     name = "scripted"
@@ -27,18 +32,26 @@ class ScriptedProvider(Provider):
 
     @classmethod
     def from_file(cls, path: str) -> ScriptedProvider:
-        """Replies from a JSON list: strings, or {"text", "tool_calls": [{id, name, args}]}."""
+        """Replies from the JSON file `path` (TAO_SCRIPT); any mistake is one clear line."""
+        where = f"scripted: TAO_SCRIPT={path!r}"
+        if not path:
+            raise ProviderError(f"scripted: set TAO_SCRIPT to a file holding {SCRIPT_SHAPE}")
         try:
             items = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ProviderError(f"scripted: cannot read TAO_SCRIPT={path!r}: {exc}") from None
-        replies = [item if isinstance(item, str) else Reply(
-            item.get("text", ""), [ToolCall(**c) for c in item.get("tool_calls", [])],
-            item.get("stop_reason", "tool_use" if item.get("tool_calls") else "end_turn"))
-            for item in items]
-        return cls(replies)
+        except IsADirectoryError:
+            raise ProviderError(f"{where} is a folder: name a JSON file") from None
+        except FileNotFoundError:
+            raise ProviderError(f"{where}: no such file") from None
+        except OSError as exc:
+            raise ProviderError(f"{where}: cannot read it ({exc.strerror})") from None
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            raise ProviderError(f"{where} is not valid JSON ({exc})") from None
+        if not isinstance(items, list):
+            raise ProviderError(f"{where} must hold {SCRIPT_SHAPE}")
+        return cls([_entry(item, number, where) for number, item in enumerate(items, 1)])
 
     def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+        """Record the call, then stream the next canned reply (or break off, or raise)."""
         self.calls.append({"messages": copy.deepcopy(messages), "system": system,
                            "tools": list(tools)})
         turn = len(self.calls)
@@ -46,8 +59,40 @@ class ScriptedProvider(Provider):
             raise ProviderError(f"scripted model ran out of replies after turn {turn - 1}")
         reply = self.replies[turn - 1]
         if isinstance(reply, BaseException):
+            yield from _deltas(getattr(reply, "partial", "") or "")
             raise reply
         if isinstance(reply, str):
             reply = Reply(reply)
-        yield from re.findall(r"\s*\S+\s*|\s+", reply.text)
+        yield from _deltas(reply.text)
         yield copy.deepcopy(reply)
+
+
+def _deltas(text: str) -> list[str]:
+    """`text` cut into word-sized deltas, as a model streams it."""
+    return re.findall(r"\s*\S+\s*|\s+", text)
+
+
+def _entry(item, number: int, where: str) -> str | Reply | ProviderError:
+    """One script entry as a reply (or a fault); a wrong shape is a ProviderError."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict) and "error" in item and _fits(item, error=str, partial=str):
+        fault = ProviderError(item["error"])
+        fault.partial = item.get("partial", "")  # the text streamed before the failure
+        return fault
+    if _fits(item, text=str, tool_calls=list, stop_reason=str) and all(
+            isinstance(call, dict) for call in item.get("tool_calls", [])):
+        # names and args are kept as given, any JSON value: tests send hostile calls
+        calls = [ToolCall(str(call.get("id", f"call_{number}_{i}")), call.get("name", ""),
+                          call.get("args", {}))
+                 for i, call in enumerate(item.get("tool_calls", []), 1)]
+        stop = item.get("stop_reason", "tool_use" if calls else "end_turn")
+        return Reply(item.get("text", ""), calls, stop)
+    raise ProviderError(f"{where}: entry {number} ({json.dumps(item)[:60]}) is not a reply; "
+                        f"expected {SCRIPT_SHAPE}")
+
+
+def _fits(item, **types) -> bool:
+    """True if `item` is a dict whose keys are all among `types`, each of its type."""
+    return isinstance(item, dict) and all(
+        key in types and isinstance(value, types[key]) for key, value in item.items())

@@ -40,13 +40,13 @@ def build_agent_system() -> str:
 
 def _parse_tool_call(text: str) -> dict | None:
     """The tool call in a reply, or None if the reply is a plain answer."""
-    text = text.strip()  # models often put blank lines before the JSON
+    text = text.lstrip("\ufeff").strip()  # models often put a BOM or blank lines first
     if not text.startswith("{"):
         return None
     try:
         parsed = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None  # looked like JSON, was not (or nested too deep): an answer
+    except (ValueError, RecursionError):
+        return None  # looked like JSON, was not (or too deep, or a number too long): an answer
     if not isinstance(parsed, dict) or "tool" not in parsed:
         return None
     return parsed
@@ -54,6 +54,8 @@ def _parse_tool_call(text: str) -> dict | None:
 
 def run_tool(name: str, args: dict) -> str:
     """Run a tool by name; an unknown name is reported, not raised."""
+    if not isinstance(name, str):
+        return f"Error: the tool name must be a string, not {type(name).__name__}"
     if name not in TOOLS:
         return f"Error: unknown tool {name!r}"
     return TOOLS[name](args)

@@ -6,6 +6,7 @@ times; a failing tool becomes an `Error: ...` observation instead of a crash.
 """
 
 import json
+import re
 from datetime import UTC, datetime
 
 from context import build_context
@@ -46,13 +47,13 @@ def build_agent_system() -> str:
 
 def _parse_tool_call(text: str) -> dict | None:
     """The tool call in a reply, or None if the reply is a plain answer."""
-    text = text.strip()  # models often put blank lines before the JSON
+    text = text.lstrip("\ufeff").strip()  # models often put a BOM or blank lines first
     if not text.startswith("{"):
         return None
     try:
         parsed = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None  # looked like JSON, was not (or nested too deep): an answer
+    except (ValueError, RecursionError):
+        return None  # looked like JSON, was not (or too deep, or a number too long): an answer
     if not isinstance(parsed, dict) or "tool" not in parsed:
         return None
     return parsed
@@ -60,7 +61,9 @@ def _parse_tool_call(text: str) -> dict | None:
 
 def run_tool(name: str, args: dict) -> str:
     """Run a tool by name; every failure becomes an `Error: ...` the model can read."""
-    if not isinstance(name, str) or name not in TOOLS:
+    if not isinstance(name, str):
+        return f"Error: the tool name must be a string, not {type(name).__name__}"
+    if name not in TOOLS:
         return f"Error: unknown tool {name!r}; the tools are: {', '.join(TOOLS)}"
     if not isinstance(args, dict):
         return f"Error: args must be a JSON object, not {type(args).__name__}"
@@ -75,8 +78,8 @@ def observation(name: str, result: str) -> str:
     if len(result) > MAX_OBSERVATION:
         cut = len(result) - MAX_OBSERVATION
         result = result[:MAX_OBSERVATION] + f"\n[... {cut} more characters cut]"
-    # a result must not be able to close the wrapper early and speak as the user
-    result = result.replace("</tool_result>", "<\\/tool_result>")
+    # a result must not close the wrapper early or open a fake one (any case, any spacing)
+    result = re.sub(r"<(?=\s*/?\s*tool_result)", "&lt;", result, flags=re.IGNORECASE)
     return f"<tool_result tool={name}>\n{result}\n</tool_result>"
 
 

@@ -1,0 +1,321 @@
+"""The chat on a real terminal: line editing, any bytes in, safe output, nothing lost.
+
+Some tests drive a pseudo-terminal (`pty`), because a pipe hides exactly what they are
+about: the terminal's line limit, readline, and Ctrl-C as a keystroke.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import ROOT, clean_env, run_stage, stage_dir
+
+pty = pytest.importorskip("pty")
+
+# What every stage's prompt does: stage_main.run() readies the terminal, Trace.prompt()
+# reads. The harness prints what arrived, as lengths and text, so the test can check it.
+HARNESS = """
+from shared.stage_main import prepare_terminal
+from shared.trace import Trace
+prepare_terminal()
+trace = Trace()
+while True:
+    try:
+        line = trace.prompt()
+    except EOFError:
+        break
+    print(f"GOT {len(line)} {line[:20]!r}", flush=True)
+trace.finish()
+"""
+PLAIN_INPUT = "print(f'GOT {len(input())}', flush=True)"  # no readline: canonical mode
+
+
+class Terminal:
+    """A process on a pseudo-terminal: type into it, read what it shows."""
+
+    def __init__(self, code: str):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become the program
+            env = clean_env(TERM="xterm", COLUMNS="80")
+            os.execve(sys.executable, [sys.executable, "-c", code], env)
+        self.shown = b""
+
+    def type(self, text: str, chunk: int = 512) -> None:
+        """Send keystrokes, reading the echo meanwhile so neither side blocks."""
+        data = text.encode()
+        while data:
+            _, ready, _ = select.select([self.fd], [self.fd], [], 5)
+            if self.fd in ready:
+                written = os.write(self.fd, data[:chunk])
+                data = data[written:]
+            self.read(0)
+
+    def read(self, wait: float) -> bytes:
+        """What the program showed within `wait` seconds (all of it, gathered)."""
+        deadline = time.monotonic() + wait
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], max(0, deadline - time.monotonic()))
+            if not ready:
+                return self.shown
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:  # the program ended
+                return self.shown
+            if not data:
+                return self.shown
+            self.shown += data
+
+    def wait_for(self, text: bytes, timeout: float = 20) -> bytes:
+        """Read until `text` appears; fail with what was shown if it does not."""
+        deadline = time.monotonic() + timeout
+        while text not in self.shown and time.monotonic() < deadline:
+            self.read(0.1)
+        assert text in self.shown, f"never showed {text!r}; showed:\n{self.shown[-2000:]!r}"
+        return self.shown
+
+    def close(self) -> None:
+        """Stop the program (it is ours) and reap it."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+@pytest.fixture
+def terminal():
+    """Open programs on pseudo-terminals; every one is stopped when the test ends."""
+    opened = []
+
+    def open_terminal(code: str) -> Terminal:
+        """Start `code` on a new pseudo-terminal."""
+        opened.append(Terminal(code))
+        return opened[-1]
+
+    yield open_terminal
+    for term in opened:
+        term.close()
+
+
+def test_a_20000_character_paste_arrives_whole(terminal):
+    term = terminal(HARNESS)
+    term.wait_for(b"you> ")
+    term.type("x" * 20_000 + "\r")
+    term.wait_for(b"GOT ", timeout=60)
+    term.wait_for(b"\n", timeout=5)
+    assert b"GOT 20000 " in term.shown, term.shown[-300:]
+
+
+def test_without_readline_the_terminal_cuts_the_paste(terminal):
+    # the control: the same paste into plain input() is cut at the terminal's line limit,
+    # which is what the test above proves readline avoids
+    term = terminal(PLAIN_INPUT)
+    term.type("x" * 20_000 + "\r")
+    shown = term.wait_for(b"GOT ", timeout=60)
+    term.read(1)
+    count = int(shown.split(b"GOT ")[1].split()[0])
+    if count == 20_000:
+        pytest.skip("this platform's terminal has no line limit: nothing to compare with")
+    assert count < 20_000
+
+
+def test_arrows_edit_the_line_and_recall_history(terminal):
+    term = terminal(HARNESS)
+    term.wait_for(b"you> ")
+    term.type("helo\x1b[Dl\r")  # left arrow, then insert the missing "l"
+    term.wait_for(b"GOT 5 'hello'")
+    term.type("\x1b[A!\r")  # up arrow brings "hello" back
+    term.wait_for(b"GOT 6 'hello!'")
+
+
+def test_ctrl_c_clears_a_typed_line_says_how_to_leave_and_twice_leaves(terminal):
+    term = terminal(HARNESS)
+    term.wait_for(b"you> ")
+    term.type("draft text")
+    term.read(0.3)
+    term.type("\x03")  # Ctrl-C while typing: the line is cleared, not sent
+    term.read(0.5)
+    term.type("\x1b[A\r")  # ...and it is not lost: up brings it back
+    term.wait_for(b"GOT 10 'draft text'")
+    term.type("\x03")  # Ctrl-C at an empty prompt: how to leave
+    term.wait_for(b"to leave: an empty line, Ctrl-D, or Ctrl-C again")
+    term.type("\x03")
+    term.wait_for(b"bye (Ctrl-C)")
+    assert b"Traceback" not in term.shown
+
+
+def test_ctrl_d_at_the_prompt_says_so(terminal):
+    term = terminal(HARNESS)
+    term.wait_for(b"you> ")
+    term.type("\x04")
+    term.wait_for(b"bye (Ctrl-D)")
+
+
+# ---------------------------------------------------------------- any bytes in
+
+
+@pytest.mark.parametrize("locale", [
+    {"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"},  # strict UTF-8
+    {"LC_ALL": "C", "PYTHONIOENCODING": ""},             # the C locale (surrogateescape)
+])
+def test_invalid_utf8_on_stdin_is_replaced_and_the_session_goes_on(locale):
+    done = subprocess.run([sys.executable, str(stage_dir("02") / "main.py")],
+                          input=b"caf\xe9 \xff\xfe\nstill here\n", capture_output=True,
+                          env=clean_env(**locale), cwd=ROOT, timeout=60)
+    out = done.stdout.decode("utf-8")  # the output itself must be valid UTF-8
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert 'You said "caf\ufffd \ufffd\ufffd"' in out and "still here" in out
+
+
+def test_undecodable_command_line_bytes_are_replaced(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text('["ok"]', encoding="utf-8")
+    done = subprocess.run([sys.executable, str(stage_dir("01") / "main.py"), b"caf\xe9"],
+                          capture_output=True, cwd=ROOT, timeout=60,
+                          env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+    assert done.returncode == 0, done.stderr
+    assert "you> caf\ufffd" in done.stdout.decode("utf-8")
+
+
+# ---------------------------------------------------------------- safe output
+
+HOSTILE = "\x1b]2;TITLE\x07\x1b[2J\x9b31mpwned\r\x08"
+
+
+def hostile_script(number: str) -> list:
+    """A script whose replies, tool names, arguments and results all carry escapes."""
+    if number == "02":
+        return [HOSTILE, {"error": "bad " + HOSTILE, "partial": HOSTILE}]
+    if number == "05":
+        return [json.dumps({"tool": HOSTILE, "args": {"x": HOSTILE}}),
+                json.dumps({"tool": "now", "args": {"x": HOSTILE}}), HOSTILE]
+    return [{"text": HOSTILE, "tool_calls": [
+        {"id": "c1", "name": HOSTILE, "args": {"x": HOSTILE}},
+        {"id": "c2", "name": "wordcount", "args": {"text": HOSTILE}}]}, HOSTILE]
+
+
+@pytest.mark.parametrize("number", ["02", "05", "07"])
+def test_a_hostile_reply_reaches_the_terminal_as_visible_text(number, tmp_path):
+    done = run_stage(number, stdin=f"hi {HOSTILE}\nagain\n", script=hostile_script(number),
+                     tmp_path=tmp_path)
+    everything = done.stdout + done.stderr
+    assert "Traceback" not in everything, done.stderr
+    assert "\x1b" not in everything and "\x07" not in everything, "an escape got through"
+    assert "\x9b" not in everything and "\r" not in everything
+    assert "\\x1b]2;TITLE\\x07\\x1b[2J" in done.stdout  # shown, as characters
+
+
+@pytest.mark.parametrize("columns", ["0", "-3", "abc", "20"])
+def test_any_columns_setting_shows_the_whole_call(columns):
+    done = run_stage("06", stdin="What is 12 * (3 + 4)?\n", COLUMNS=columns)
+    assert done.returncode == 0, done.stderr
+    assert "84" in done.stdout
+    if columns == "20":  # narrow: the arguments wrap inside the panel, never cut off
+        inside = "".join(line.strip("│ ").replace(" ", "") for line in done.stdout.splitlines())
+        assert "12*(3+4)" in inside, done.stdout
+
+
+# ---------------------------------------------------------------- leaving, and --save-trace
+
+
+def saved(path) -> str:
+    """The saved trace's text; a clear failure if none was written."""
+    assert path.is_file(), "no trace file was written"
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("way", "stdin", "script", "said"), [
+    ("empty line", "first question\n\nnever read\n", ["answer one"], "bye (an empty line)"),
+    ("end of input", "first question\n", ["answer one"], "bye (end of input)"),
+    ("provider error", "first question\n",
+     [{"error": "the stream broke off", "partial": "answer one"}], "error"),
+])
+def test_save_trace_is_written_on_every_way_out(tmp_path, way, stdin, script, said):
+    path = tmp_path / "session.html"
+    number = "01" if way == "provider error" else "02"
+    done = run_stage(number, "--save-trace", str(path), stdin=stdin, script=script,
+                     tmp_path=tmp_path)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert said in done.stdout + done.stderr
+    expected = "the stream broke off" if way == "provider error" else "answer one"
+    assert "first question" in saved(path) and expected in saved(path)
+    assert f"trace saved to {path}" in done.stderr
+
+
+def test_save_trace_is_written_when_the_learner_leaves_with_ctrl_c(tmp_path):
+    path = tmp_path / "session.html"
+    script = tmp_path / "script.json"
+    script.write_text('["answer one"]', encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, str(stage_dir("02") / "main.py"), "--save-trace", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+    try:
+        process.stdin.write(b"first question\n")
+        process.stdin.flush()
+        shown = b""
+        for wanted in (b"answer one", b"Ctrl-C again"):  # each time, back at the prompt
+            while wanted not in shown or not shown.endswith(b"you> "):
+                byte = process.stdout.read(1)
+                assert byte, f"the stage ended early: {shown!r}"
+                shown += byte
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert b"bye (Ctrl-C)" in shown + out and b"Traceback" not in err, err
+    assert "answer one" in saved(path)
+
+
+def test_save_trace_is_written_when_the_process_is_told_to_stop(tmp_path):
+    path = tmp_path / "session.html"
+    script = tmp_path / "script.json"
+    script.write_text('["answer one"]', encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, str(stage_dir("02") / "main.py"), "--save-trace", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+    try:
+        process.stdin.write(b"first question\n")
+        process.stdin.flush()
+        shown = b""
+        while b"answer one" not in shown or not shown.endswith(b"you> "):
+            byte = process.stdout.read(1)
+            assert byte, f"the stage ended early: {shown!r}"
+            shown += byte
+        process.terminate()  # SIGTERM: what `kill` and many a closed window send
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert b"Traceback" not in err, err
+    assert "answer one" in saved(path)
+
+
+def test_output_cut_short_by_its_reader_is_no_traceback(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["x" * 200_000] * 3), encoding="utf-8")
+    process = subprocess.Popen(  # as `main.py | head -c 10` does: read a little, then leave
+        [sys.executable, str(stage_dir("02") / "main.py")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+    try:
+        process.stdin.write(b"one\ntwo\nthree\n")
+        process.stdin.close()
+        process.stdout.read(10)
+        process.stdout.close()
+        err = process.stderr.read()
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err
