@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import exercise_verbs
-from .repo import ROOT, find_stage, stages
+from .repo import ROOT, CLIError, find_stage, stages
 
 # What `tao tour` types into each stage (arguments, then lines on stdin).
 DEMOS = {
