@@ -43,6 +43,8 @@ def run_tool(call) -> str:
     if tool is None:
         names = ", ".join(t.name for t in TOOLS)
         return f"Error: unknown tool {call.name!r}; the tools are: {names}"
+    if not isinstance(call.args, dict):
+        return f"Error: the arguments must be a JSON object, not {type(call.args).__name__}"
     missing = [key for key in tool.schema.get("required", []) if key not in call.args]
     if missing:
         return f"Error: {call.name} needs the argument(s) {', '.join(missing)}"
