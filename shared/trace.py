@@ -30,6 +30,8 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
+from .providers.base import listen
+
 STYLES = {"you": "bold cyan", "think": "magenta", "act": "yellow", "observe": "green",
           "answer": "bold", "error": "bold red", "meta": "dim"}
 OBSERVE_CHARS = 1500  # an observation longer than this is cut, visibly
@@ -113,13 +115,15 @@ class Trace:
         self._streamed: list[str] | None = None  # deltas of the reply now streaming, if any
         self._ended_by = ""  # how the learner left, once they have
         self._interrupts = 0  # Ctrl-C presses in a row at an empty prompt
+        self._turn = TurnStats()  # what this turn's model calls cost, for its summary
+        self._reply = None  # the latest model reply not yet shown with its numbers
         _OPEN.add(self)
 
     # what the learner typed, and the start of each loop iteration
 
     def request(self, text: str) -> None:
         """Show a request that did not come from the keyboard (a command-line argument)."""
-        self._mark = time.perf_counter()
+        self._start_turn()
         self._print(Text("you> ", STYLES["you"]) + Text(visible(text)))
 
     def prompt(self) -> str:
@@ -138,34 +142,46 @@ class Trace:
                 raise
         self._interrupts = 0
         self._ended_by = "" if line.strip() else "an empty line"
-        self._mark = time.perf_counter()
+        self._start_turn()
         return line
 
     def iteration(self, number: int) -> None:
         """A rule that starts iteration `number` of the loop, and restarts its clock."""
         self._print(Rule(Text(f"iteration {number}", STYLES["meta"]), style=STYLES["meta"]))
         self._mark = time.perf_counter()
+        self._turn.iterations = number
 
     # the three moments of an iteration
 
     def think(self, text: str, usage: dict | None = None) -> None:
-        """The model's raw reply, exactly as it came (blank lines and all)."""
+        """The model's raw reply, exactly as it came (blank lines and all), with its
+        tokens and stop reason when the provider reported them."""
+        reply, self._reply = self._reply, None
         body = Text(visible(text)) if text.strip() else Text(repr(text), STYLES["meta"])
-        self._panel(body, "think", STYLES["think"], usage)
+        self._panel(body, "think", STYLES["think"], usage or _usage_of(reply),
+                    _stop_of(reply))
 
-    def act(self, name, args) -> None:
-        """A tool call: the tool's name and its arguments as highlighted JSON."""
+    def act(self, name, args, call_id: str = "") -> None:
+        """A tool call: the tool's name (and its id) and its arguments as highlighted JSON."""
+        self._show_pending_reply()
         try:
             text = json.dumps(args, indent=2, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
             text = shown(args)
         body = JSONHighlighter()(Text(visible(cut(text))))
-        self._panel(body, f"act · {shown(name)}", STYLES["act"])
+        self._panel(body, _titled("act", name, call_id), STYLES["act"])
 
-    def observe(self, name, result: str) -> None:
-        """A tool's result, cut to a readable length."""
-        self._panel(Text(visible(cut(str(result)))), f"observe · {shown(name)}",
-                    STYLES["observe"])
+    def observe(self, name, result: str, call_id: str = "") -> None:
+        """A tool's result (what the model reads), cut to a readable length, saying so."""
+        result = str(result)
+        shown_text = cut(result)
+        note = ""
+        if shown_text != result:
+            kept = len(shown_text.split("\n… (")[0])
+            note = (f"showing {kept:,} of {len(result):,} characters; "
+                    f"the model read all {len(result):,}")
+        self._panel(Text(visible(shown_text)), _titled("observe", name, call_id),
+                    STYLES["observe"], note=note)
 
     # the answer: streamed delta by delta, or whole
 
@@ -194,7 +210,13 @@ class Trace:
             self.console.print(Text(visible(text[len(streamed):])))
         else:
             self._print(Text("tao  ", STYLES["answer"]) + Text(visible(text)))
-        self._print(self._footer_text(usage))
+        self._show_reasoning(self._reply)
+        self._reply = None
+        if usage is None and self._turn.calls:
+            self._print(Text(self._turn.summary(time.perf_counter() - self._turn_mark),
+                             STYLES["meta"]))
+        else:
+            self._print(self._footer_text(usage))
 
     def error(self, message) -> None:
         """A failure (a message or the exception itself); a reply it broke is marked cut off."""
@@ -225,19 +247,55 @@ class Trace:
         self._ended_by = ""
         self.console.print(renderable, end=end)
 
-    def _panel(self, body, title: str, style: str, usage: dict | None = None) -> None:
-        """A titled box around `body`, with the time (and tokens) in its bottom edge."""
+    def _panel(self, body, title: str, style: str, usage: dict | None = None,
+               stop: str = "", note: str = "") -> None:
+        """A titled box around `body`, with the time (tokens, stop reason, a note) below."""
+        footer = self._footer_text(usage, stop)
+        if note:
+            footer = Text(note + " · ", STYLES["meta"]) + footer
         self._print(Panel(Group(body), title=Text(title, style), title_align="left",
-                          border_style=style, subtitle=self._footer_text(usage),
-                          subtitle_align="right"))
+                          border_style=style, subtitle=footer, subtitle_align="right"))
 
-    def _footer_text(self, usage: dict | None) -> Text:
+    def _footer_text(self, usage: dict | None, stop: str = "") -> Text:
         """Seconds since the request (or iteration) began, and tokens if the model said."""
         seconds = time.perf_counter() - self._mark
         line = f"{seconds:.2f} s"
         if usage and usage.get("input_tokens") is not None:
-            line += f" · {usage['input_tokens']} in / {usage.get('output_tokens', 0)} out"
+            line += " · " + tokens_text(usage)
+        if stop:
+            line += f" · stop {stop}"
         return Text(line, STYLES["meta"])
+
+    # what the provider reported about each model call
+
+    def _start_turn(self) -> None:
+        """A new request: its clock and its model-call counts start from zero."""
+        self._mark = self._turn_mark = time.perf_counter()
+        self._turn, self._reply = TurnStats(), None
+
+    def _on_reply(self, reply) -> None:
+        """A model call finished (any provider): keep it for the next panel and the summary."""
+        self._turn.add(reply)
+        self._reply = reply
+
+    def _show_pending_reply(self) -> None:
+        """Before the first tool call of a reply: what the model said and what it cost."""
+        reply, self._reply = self._reply, None
+        if reply is None:
+            return
+        self._show_reasoning(reply)
+        if reply.text.strip():  # text before the calls: the model thinking aloud
+            self._panel(Text(visible(reply.text)), "think · before its tool calls",
+                        STYLES["think"], _usage_of(reply), _stop_of(reply))
+        else:
+            numbers = self._footer_text(_usage_of(reply), _stop_of(reply))
+            self._print(Text("model replied with tool calls · ", STYLES["meta"]) + numbers)
+
+    def _show_reasoning(self, reply) -> None:
+        """Reasoning a model streamed apart from its text (some local servers do)."""
+        if reply is not None and getattr(reply, "reasoning", ""):
+            self._panel(Text(visible(cut(reply.reasoning))), "think · reasoning",
+                        STYLES["think"])
 
     def _read_line(self) -> str:
         """One line from the keyboard (through readline when loaded) or from a pipe."""
@@ -323,6 +381,75 @@ def _remember(line: str) -> None:
     readline = sys.modules.get("readline")
     if readline:
         readline.add_history(line)
+
+
+class TurnStats:
+    """What one request cost: model calls, iterations, tokens, and how the last call ended."""
+
+    def __init__(self):
+        self.calls = self.iterations = 0
+        self.usage: dict = {}
+        self.stop = ""
+
+    def add(self, reply) -> None:
+        """Count one model call and add its tokens."""
+        self.calls += 1
+        self.stop = getattr(reply, "stop_reason", "") or ""
+        for key, value in (getattr(reply, "usage", None) or {}).items():
+            if isinstance(value, bool):
+                self.usage[key] = self.usage.get(key, False) or value
+            elif isinstance(value, int):
+                self.usage[key] = self.usage.get(key, 0) + value
+
+    def summary(self, seconds: float) -> str:
+        """One dim line for the end of a turn."""
+        parts = [f"{self.calls} model call{'s' if self.calls != 1 else ''}"]
+        if self.iterations:
+            parts.append(f"{self.iterations} iteration{'s' if self.iterations != 1 else ''}")
+        if self.usage.get("input_tokens") is not None:
+            parts.append(tokens_text(self.usage))
+        if self.stop:
+            parts.append(f"stop {self.stop}")
+        return "turn: " + " · ".join(parts) + f" · {seconds:.2f} s"
+
+
+def tokens_text(usage: dict) -> str:
+    """`312 in / 45 out tokens`, with cache counts where the API gave them, and
+    `(estimated)` where no API counted them (the offline model)."""
+    text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out"
+    for key, label in (("cache_read_input_tokens", "cache read"),
+                       ("cache_creation_input_tokens", "cache write")):
+        if usage.get(key):
+            text += f" · {label} {usage[key]}"
+    return text + (" tokens (estimated)" if usage.get("estimated") else " tokens")
+
+
+def _usage_of(reply) -> dict | None:
+    return getattr(reply, "usage", None) or None
+
+
+def _stop_of(reply) -> str:
+    return getattr(reply, "stop_reason", "") or "" if reply is not None else ""
+
+
+def _titled(kind: str, name, call_id) -> str:
+    """`act · now` or, with native tool calls, `act · now · toolu_01…` (the id pairs them)."""
+    title = f"{kind} · {shown(name)}"
+    return title + f" · {shown(call_id)}" if call_id else title
+
+
+def _tell_open_traces(event: str, provider, payload) -> bool:
+    """Every open trace hears of each finished reply and each note from any provider."""
+    traces = list(_OPEN)
+    for trace in traces:
+        if event == "reply":
+            trace._on_reply(payload)
+        else:
+            trace.note(payload)
+    return bool(traces)
+
+
+listen(_tell_open_traces)
 
 
 class Silent:

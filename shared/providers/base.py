@@ -163,6 +163,7 @@ class Provider:
                         on_reasoning(item)
                 elif type(item) is Reply:
                     self.last_reply = item
+                    _tell("reply", self, item)
                     return item
                 else:
                     raise ProviderError(f"{self.name}: turn() yielded {type(item).__name__}, "
@@ -188,8 +189,27 @@ class Provider:
         """Pass a note (a retry, say) to `on_notice`, or write it as one line to stderr."""
         if self.on_notice is not None:
             self.on_notice(text)
-        else:
+        elif not _tell("note", self, text):  # no trace on screen to show it
             print(f"note: {text}", file=sys.stderr, flush=True)
+
+
+_LISTENERS: list[Callable[[str, Provider, Any], bool]] = []
+
+
+def listen(listener: Callable[[str, Provider, Any], bool]) -> None:
+    """Have `listener(event, provider, payload)` hear every finished reply ("reply", the
+    Reply) and every note ("note", its text) of any provider; it returns whether it
+    showed the event. The trace listens, so each model call's tokens and stop reason and
+    each retry note reach the screen without every loop passing them along."""
+    _LISTENERS.append(listener)
+
+
+def _tell(event: str, provider: Provider, payload) -> bool:
+    """Tell every listener; True when one of them showed it."""
+    heard = False
+    for listener in _LISTENERS:
+        heard = bool(listener(event, provider, payload)) or heard
+    return heard
 
 
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-

@@ -130,9 +130,9 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
         if not reply.tool_calls:
             return Turn(reply.text, "completed", messages)
         for call in reply.tool_calls:  # every call of this reply, in the order given
-            trace.act(call.name, call.args)
+            trace.act(call.name, call.args, call.id)
             result = run_tool(call)  # act
-            trace.observe(call.name, result)
+            trace.observe(call.name, result, call.id)
             # observe: tool_call_id threads each result back to the call that asked for it
             messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
                              "content": result})

@@ -168,10 +168,10 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
         if not reply.tool_calls:
             return Turn(reply.text, "completed", messages)
         for call in reply.tool_calls:
-            trace.act(call.name, call.args)
+            trace.act(call.name, call.args, call.id)
         results = asyncio.run(run_calls(reply.tool_calls, trace))  # act: calls may overlap
         for call, result in zip(reply.tool_calls, results, strict=True):
-            trace.observe(call.name, result)
+            trace.observe(call.name, result, call.id)
             # observe: tool_call_id threads each result back to the call that asked for it
             messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
                              "content": result})
