@@ -1,6 +1,6 @@
 """The plumbing every stage's `main.py` shares, kept out of the lesson.
 
-    parser = stage_parser(__doc__)       # --provider, --model, --save-trace
+    parser = stage_parser(__doc__)       # --provider, --model, --save-trace, --show-wire
     run(main)                            # clean one-line errors, never a traceback
 
 `run` also readies the terminal: line editing (readline) where the platform has it,
@@ -52,6 +52,11 @@ def stage_parser(doc: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--save-trace", metavar="FILE.svg|.html", type=trace_path,
                         help="also save what was shown, as SVG or HTML, however the "
                              "session ends")
+    parser.add_argument("--show-wire", nargs="?", const="anthropic", metavar="API",
+                        choices=("anthropic", "openai"), action=_ShowWireAction,
+                        help="print each request body and the response events as they go "
+                             "over the wire; with the offline model, as they would go to "
+                             "API (anthropic, the default, or openai)")
     parser.add_argument("--quirk", choices=QUIRKS, action=_QuirkAction,
                         help="make the offline model misbehave like a real one (for watching "
                              "the loop cope)")
@@ -78,6 +83,14 @@ class _QuirkAction(argparse.Action):
 
     def __call__(self, parser, namespace, value, option_string=None):
         os.environ["TAO_OFFLINE_QUIRK"] = value
+        setattr(namespace, self.dest, value)
+
+
+class _ShowWireAction(argparse.Action):
+    """--show-wire sets TAO_SHOW_WIRE, which get_provider reads to wrap the provider."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        os.environ["TAO_SHOW_WIRE"] = value
         setattr(namespace, self.dest, value)
 
 

@@ -93,6 +93,13 @@ def shown(value) -> str:
 _OPEN: weakref.WeakSet[Trace] = weakref.WeakSet()  # traces not finished yet
 
 
+def current_console() -> Console:
+    """The console of the trace on screen (a stage has one), else a new plain one."""
+    for trace in list(_OPEN):
+        return trace.console
+    return make_console()
+
+
 def finish_open_traces(last_words: str = "") -> None:
     """Finish every trace not finished yet: any way out of a stage's process calls this.
 
@@ -414,14 +421,16 @@ class TurnStats:
 
 
 def tokens_text(usage: dict) -> str:
-    """`312 in / 45 out tokens`, with cache counts where the API gave them, and
-    `(estimated)` where no API counted them (the offline model)."""
-    text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out"
+    """`312 in / 45 out tokens`, `(estimated)` where no API counted them (the offline
+    model), and the cache counts where the API gave them."""
+    text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens"
+    if usage.get("estimated"):
+        text += " (estimated)"
     for key, label in (("cache_read_input_tokens", "cache read"),
                        ("cache_creation_input_tokens", "cache write")):
         if usage.get(key):
             text += f" · {label} {usage[key]}"
-    return text + (" tokens (estimated)" if usage.get("estimated") else " tokens")
+    return text
 
 
 def _usage_of(reply) -> dict | None:

@@ -16,7 +16,7 @@ STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
 REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
            "OLLAMA_BASE_URL", "TAO_PROVIDER", "TAO_MODEL", "TAO_OFFLINE_QUIRK",
-           "TAO_OFFLINE_DELAY", "TAO_SCRIPT", "TAO_TIMEOUT", "FORCE_COLOR")
+           "TAO_OFFLINE_DELAY", "TAO_SCRIPT", "TAO_TIMEOUT", "TAO_SHOW_WIRE", "FORCE_COLOR")
 
 
 def stage_dir(number: str) -> Path:

@@ -80,4 +80,8 @@ def get_provider(name: str | None = None, model: str | None = None, *, quiet=Fal
             line += ("\n       for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
                      "or use --provider ollama")
         print(line, file=sys.stderr)
+    if os.environ.get("TAO_SHOW_WIRE"):  # --show-wire: print each request and response
+        from ..wire import maybe_wrap
+
+        provider = maybe_wrap(provider)
     return provider

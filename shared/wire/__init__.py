@@ -61,11 +61,21 @@ class WireTap(Provider):
             raise ProviderError(f"show-wire: unknown API {flavour!r}: choose one of "
                                 f"{', '.join(FLAVOURS)}")
         self.provider = provider
-        self.console = console or Console(highlight=False)
+        self._console = console
         self.sdk = sdk_provider(provider)  # None: no wire of its own, show `flavour`'s
         self.flavour = flavour_of(provider) or flavour
         self.last_request: dict | None = None  # the body shown last (for tests, --raw)
         self.last_log: WireLog | None = None
+
+    @property
+    def console(self) -> Console:
+        """Where the wire is shown: the given console, else the open trace's (so a saved
+        trace holds the wire too), else a plain one."""
+        if self._console is not None:
+            return self._console
+        from ..trace import current_console
+
+        return current_console()
 
     name = property(lambda self: self.provider.name)
     model = property(lambda self: self.provider.model)

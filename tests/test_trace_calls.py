@@ -1,0 +1,118 @@
+"""What the trace shows of each model call: tokens, stop reasons, ids, the turn, notes."""
+
+from __future__ import annotations
+
+import io
+
+from helpers import load_stage
+
+from shared.providers import Reply, ScriptedProvider, ToolCall
+from shared.providers.base import Provider
+from shared.trace import OBSERVE_CHARS, Trace, make_console
+
+LOOP05, LOOP07 = load_stage("05", "loop"), load_stage("07", "loop")
+
+
+def screen_trace() -> tuple[Trace, io.StringIO]:
+    screen = io.StringIO()
+    return Trace(make_console(file=screen, width=120)), screen
+
+
+def finished(trace: Trace, screen: io.StringIO) -> str:
+    trace.finish()
+    return screen.getvalue()
+
+
+def test_native_ids_tokens_stop_reasons_and_the_turn_summary():
+    calls = [ToolCall("toolu_A1", "now", {}), ToolCall("toolu_B2", "wordcount", {"text": "a b"})]
+    model = ScriptedProvider([
+        Reply("Let me check.", calls, "tool_use", {"input_tokens": 120, "output_tokens": 30,
+                                                   "cache_read_input_tokens": 7}),
+        Reply("Noon; 2 words.", [], "end_turn", {"input_tokens": 200, "output_tokens": 9}),
+    ])
+    trace, screen = screen_trace()
+    trace.request("time and words?")
+    answer = LOOP07.agent_step("time and words?", [], model, "", trace, trace.stream_delta)
+    trace.answer(answer)
+    out = finished(trace, screen)
+    think = out.index("think · before its tool calls")
+    assert think < out.index("act · now · toolu_A1"), "the preamble is a think panel, first"
+    assert "120 in / 30 out tokens · cache read 7 · stop tool_use" in out[think:]
+    assert "observe · now · toolu_A1" in out and "act · wordcount · toolu_B2" in out
+    assert "observe · wordcount · toolu_B2" in out
+    summary = out.splitlines()[-1]
+    assert summary.startswith("turn: 2 model calls · 2 iterations · 320 in / 39 out tokens")
+    assert "stop end_turn" in summary and "estimated" not in summary
+
+
+def test_json_line_stages_get_tokens_from_stream_and_the_estimate_is_labelled():
+    model = ScriptedProvider([
+        Reply('{"tool": "wordcount", "args": {"text": "a b c"}}', [], "end_turn",
+              {"input_tokens": 50, "output_tokens": 12, "estimated": True}),
+        Reply("Three.", [], "end_turn", {"input_tokens": 80, "output_tokens": 2,
+                                          "estimated": True}),
+    ])
+    trace, screen = screen_trace()
+    trace.request("count")
+    trace.answer(LOOP05.agent_step("count", [], model, "", trace))
+    out = finished(trace, screen)
+    assert "50 in / 12 out tokens (estimated) · stop end_turn" in out  # on the think panel
+    assert "turn: 2 model calls · 2 iterations · 130 in / 14 out tokens (estimated)" in out
+
+
+def test_a_streamed_answer_ends_with_what_its_one_call_cost():
+    model = ScriptedProvider([Reply("Hi there.", [], "max_tokens",
+                                    {"input_tokens": 9, "output_tokens": 4})])
+    trace, screen = screen_trace()
+    trace.request("hi")
+    trace.stream_answer(model.stream([{"role": "user", "content": "hi"}]))
+    out = finished(trace, screen)
+    assert "turn: 1 model call · 9 in / 4 out tokens · stop max_tokens" in out
+
+
+def test_a_cut_observation_says_how_much_the_model_read():
+    trace, screen = screen_trace()
+    trace.observe("dump", "x" * 3000)
+    out = finished(trace, screen)
+    assert f"showing {OBSERVE_CHARS:,} of 3,000 characters; the model read all 3,000" in out
+    trace, screen = screen_trace()
+    trace.observe("dump", "short")
+    assert "showing" not in finished(trace, screen), "an uncut panel says nothing about it"
+
+
+def test_retry_notes_reach_the_open_trace_not_stderr(capsys):
+    trace, screen = screen_trace()
+    Provider().notice("overloaded (529): retrying in 1 s, attempt 2 of 3")
+    out = finished(trace, screen)
+    assert "overloaded (529): retrying in 1 s, attempt 2 of 3" in out
+    assert capsys.readouterr().err == ""
+    Provider().notice("with no trace open")  # nobody to show it: one line on stderr
+    assert capsys.readouterr().err == "note: with no trace open\n"
+
+
+def test_show_wire_prints_the_protocol_prompt_of_stage_04():
+    from helpers import run_stage
+
+    done = run_stage("04", "--show-wire", stdin="What time is it?\n", COLUMNS="250")
+    assert done.returncode == 0, done.stderr
+    assert "request · POST /v1/messages" in done.stdout
+    assert "You have access to tools. To call a tool" in done.stdout, "the protocol prompt is sent"
+
+
+def test_show_wire_openai_pairs_tool_call_ids_in_stage_07():
+    from helpers import run_stage
+
+    done = run_stage("07", "--show-wire", "openai", stdin="What time is it?\n",
+                     COLUMNS="250")
+    assert done.returncode == 0, done.stderr
+    assert "request · POST /v1/chat/completions" in done.stdout
+    second = done.stdout.split("iteration 2", 1)[1]
+    assert '"tool_call_id": "offline_call_1"' in second, "the result names its call"
+    assert '"id": "offline_call_1"' in second, "the assistant turn carries the call's id"
+
+
+def test_without_show_wire_nothing_of_the_wire_is_printed():
+    from helpers import run_stage
+
+    done = run_stage("07", stdin="What time is it?\n", COLUMNS="250")
+    assert "request · POST" not in done.stdout
