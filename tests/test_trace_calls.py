@@ -116,3 +116,26 @@ def test_without_show_wire_nothing_of_the_wire_is_printed():
 
     done = run_stage("07", stdin="What time is it?\n", COLUMNS="250")
     assert "request · POST" not in done.stdout
+
+
+def test_prompt_cache_counts_come_through_both_real_sdks_to_the_usage():
+    from fake_api import FakeAPI, anthropic_stream, openai_stream
+
+    from shared.providers.anthropic_provider import AnthropicProvider
+    from shared.providers.openai_provider import OpenAIProvider
+
+    claude = anthropic_stream(["Hi."])
+    claude.events[0][1]["message"]["usage"].update(cache_read_input_tokens=1800,
+                                                   cache_creation_input_tokens=0)
+    gpt = openai_stream(["Hi."])
+    name, last = next((n, d) for n, d in reversed(gpt.events)
+                      if isinstance(d, dict) and d.get("usage"))
+    last["usage"]["prompt_tokens_details"] = {"cached_tokens": 1024}
+    for flavour, stream, cls, read in (("anthropic", claude, AnthropicProvider, 1800),
+                                       ("openai", gpt, OpenAIProvider, 1024)):
+        with FakeAPI(flavour) as api:
+            api.queue(stream)
+            reply = cls(api_key="sk-test-cache-0000", base_url=api.base_url).call(
+                [{"role": "user", "content": "hi"}])
+        assert reply.usage["cache_read_input_tokens"] == read, flavour
+        assert "cache_creation_input_tokens" not in reply.usage, "a zero count is left out"

@@ -10,6 +10,10 @@ from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
 from .sdk import SDKProvider, StreamBroke, split_shown, summarize
 
 
+# prompt-cache counts Anthropic reports in a reply's usage (0 below the cacheable minimum)
+CACHE_KEYS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
 class AnthropicProvider(SDKProvider):
     """Claude through the Messages API, streamed; `base_url` points it elsewhere."""
 
@@ -95,7 +99,11 @@ class AnthropicProvider(SDKProvider):
                     blocks[event["index"]] = {"id": block["id"], "name": block["name"],
                                               "json": ""}
             elif kind == "message_start":
-                reply.usage["input_tokens"] = event["message"]["usage"]["input_tokens"]
+                usage = event["message"]["usage"]
+                reply.usage["input_tokens"] = usage["input_tokens"]
+                for key in CACHE_KEYS:  # what the prompt cache read or wrote, when it did
+                    if usage.get(key):
+                        reply.usage[key] = usage[key]
             elif kind == "message_delta":
                 # the stop reason arrives here: end_turn, tool_use, max_tokens...
                 reply.stop_reason = event["delta"].get("stop_reason") or reply.stop_reason

@@ -86,6 +86,9 @@ class OpenAIProvider(SDKProvider):
                     usage = chunk["usage"]
                     reply.usage = {"input_tokens": usage.get("prompt_tokens"),
                                    "output_tokens": usage.get("completion_tokens")}
+                    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+                    if cached:  # OpenAI caches long prompts by itself and says how much
+                        reply.usage["cache_read_input_tokens"] = cached
                 for choice in (chunk.get("choices") or ())[:1]:
                     delta = choice.get("delta") or {}
                     thought = delta.get("reasoning_content") or delta.get("reasoning")
