@@ -20,6 +20,7 @@ from .stage_verbs import cmd_doctor, cmd_list, cmd_run, cmd_tour
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every verb and its arguments (argparse declarations: long, and plain)."""
     parser = argparse.ArgumentParser(
         prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
         epilog="Start with `tao tour`, then open stages/01_single_call/main.py.")
@@ -87,6 +88,7 @@ COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one `tao` verb; a mistake in the call is one line and exit 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
     console = make_console()

@@ -68,10 +68,12 @@ def cmd_list(args, console) -> int:
 
 
 def stage_command(folder: Path, extra: list[str]) -> list[str]:
+    """The command line that runs a stage's main.py with this Python."""
     return [sys.executable, str(folder / "main.py"), *extra]
 
 
 def cmd_run(args, console) -> int:
+    """Run one stage interactively; arguments after `--` go to it."""
     folder = find_stage(args.stage)
     extra = [a for a in args.args if a != "--"]
     # Ctrl-C belongs to the stage (it cancels a reply there): tao itself lets it pass.

@@ -83,12 +83,7 @@ class OpenAIProvider(SDKProvider):
                     raise StreamBroke(f"the server reported an error in the stream: "
                                       f"{summarize(str(error_text(chunk['error'])))}", retry=True)
                 if chunk.get("usage"):  # on its own chunk, or (some servers) the last one
-                    usage = chunk["usage"]
-                    reply.usage = {"input_tokens": usage.get("prompt_tokens"),
-                                   "output_tokens": usage.get("completion_tokens")}
-                    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-                    if cached:  # OpenAI caches long prompts by itself and says how much
-                        reply.usage["cache_read_input_tokens"] = cached
+                    reply.usage = usage_from(chunk["usage"])
                 for choice in (chunk.get("choices") or ())[:1]:
                     delta = choice.get("delta") or {}
                     thought = delta.get("reasoning_content") or delta.get("reasoning")
@@ -200,6 +195,16 @@ def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:
     """The `ollama` preset: OpenAIProvider pointed at a local Ollama server."""
     kwargs.setdefault("base_url", os.environ.get("OLLAMA_BASE_URL", OLLAMA_BASE_URL))
     return OpenAIProvider(model, name="ollama", **kwargs)
+
+
+def usage_from(usage: dict) -> dict:
+    """OpenAI's usage counts under the names tao uses (Anthropic's)."""
+    counted = {"input_tokens": usage.get("prompt_tokens"),
+               "output_tokens": usage.get("completion_tokens")}
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    if cached:  # OpenAI caches long prompts by itself, and says how much it read
+        counted["cache_read_input_tokens"] = cached
+    return counted
 
 
 def to_openai(messages: list[dict]) -> list[dict]:

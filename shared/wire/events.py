@@ -74,6 +74,7 @@ def synthesize_openai(reply, model: str, deltas=None) -> list[tuple[str, dict]]:
     """The Chat Completions chunks that would stream `reply`, then [DONE]."""
 
     def chunk(delta: dict, finish: str | None = None) -> tuple[str, dict]:
+        """One chunk carrying `delta` (and a finish_reason, on the last)."""
         return ("chunk", {"id": "chatcmpl-synthesized", "object": "chat.completion.chunk",
                           "created": 0, "model": model, "choices": [{
                               "index": 0, "delta": delta, "logprobs": None,
