@@ -11,7 +11,7 @@ from pathlib import Path
 from .base import Provider, ProviderError, Reply, Tool, ToolCall
 
 SCRIPT_SHAPE = ('a JSON list; each entry a string, {"text", "tool_calls": [{"id", "name", '
-                '"args"}]}, or a fault {"error", "partial"}')
+                '"args"}], "stop_reason", "usage"}, or a fault {"error", "partial"}')
 
 
 class ScriptedProvider(Provider):
@@ -80,14 +80,14 @@ def _entry(item, number: int, where: str) -> str | Reply | ProviderError:
         fault = ProviderError(item["error"])
         fault.partial = item.get("partial", "")  # the text streamed before the failure
         return fault
-    if _fits(item, text=str, tool_calls=list, stop_reason=str) and all(
+    if _fits(item, text=str, tool_calls=list, stop_reason=str, usage=dict) and all(
             isinstance(call, dict) for call in item.get("tool_calls", [])):
         # names and args are kept as given, any JSON value: tests send hostile calls
         calls = [ToolCall(str(call.get("id", f"call_{number}_{i}")), call.get("name", ""),
                           call.get("args", {}))
                  for i, call in enumerate(item.get("tool_calls", []), 1)]
         stop = item.get("stop_reason", "tool_use" if calls else "end_turn")
-        return Reply(item.get("text", ""), calls, stop)
+        return Reply(item.get("text", ""), calls, stop, dict(item.get("usage", {})))
     raise ProviderError(f"{where}: entry {number} ({json.dumps(item)[:60]}) is not a reply; "
                         f"expected {SCRIPT_SHAPE}")
 

@@ -1,0 +1,162 @@
+"""Record each stage's `tao tour` demo as a golden transcript (tests/golden/NN_name.txt).
+
+    uv run python tests/golden/regenerate.py          # every stage
+    uv run python tests/golden/regenerate.py 05 07    # some stages
+
+Two steps per stage:
+1. the demo runs once in-process on the offline model, and every reply the model gives
+   is recorded as a script (NN_name.script.json, the TAO_SCRIPT format);
+2. the stage then runs as a learner runs it (a subprocess) on that script, and what it
+   prints becomes the transcript, exactly as shown.
+
+tests/test_golden.py replays each script and compares the two after `normalised()` has
+replaced what changes from run to run: UTC timestamps, seconds, and the padding and
+bars whose length follows them.
+
+The transcripts are what a stage README points to as "what you should see": review
+their diff like code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+GOLDEN = Path(__file__).resolve().parent
+sys.path.insert(0, str(GOLDEN.parent))  # tests/: helpers
+
+from helpers import ROOT, clean_env, stage_dir  # noqa: E402
+
+from shared.cli.repo import stages  # noqa: E402
+from shared.cli.stage_verbs import DEMOS  # noqa: E402
+
+WIDTH = "80"
+NOW = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
+SECONDS = re.compile(r"\b\d+\.\d\d\b")  # durations and time offsets: 0.02 s, 1.00 →
+# padding and bars whose length follows a time: one character stands for the run
+RUNS = [(re.compile(r"─{2,}"), "──"), (re.compile(r" {2,}"), "  "), (re.compile(r"█+"), "█")]
+
+
+def normalised(text: str) -> str:
+    """What changes between two runs of the same script, replaced by placeholders:
+    UTC timestamps (`<now>`), seconds (`<t>`), and the padding around them."""
+    text = SECONDS.sub("<t>", NOW.sub("<now>", text))
+    for pattern, one in RUNS:
+        text = pattern.sub(one, text)
+    return text
+
+
+def record_script(number: str) -> list[dict]:
+    """Run stage `number`'s demo in-process on the offline model; return its replies."""
+    import shared.providers as providers
+
+    args, stdin = DEMOS[number]
+    replies: list[dict] = []
+    real_get = providers.get_provider
+
+    def recording(*a, **kw):
+        provider = real_get(*a, **kw)
+        turn = provider.turn
+
+        def recorded(messages, system, tools):
+            for item in turn(messages, system, tools):
+                if not isinstance(item, str):
+                    replies.append(_as_entry(item))
+                yield item
+
+        provider.turn = recorded
+        return provider
+
+    env = clean_env(TAO_PROVIDER="offline", COLUMNS=WIDTH)
+    with _patched(providers, "get_provider", recording), _environ(env), \
+            _argv_stdin([str(stage_dir(number) / "main.py"), *args], stdin), \
+            contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        sys.path.insert(0, str(stage_dir(number)))
+        try:
+            runpy.run_path(str(stage_dir(number) / "main.py"), run_name="__main__")
+        except SystemExit:
+            pass
+        finally:
+            sys.path.remove(str(stage_dir(number)))
+            for name in ("context", "loop", "tools", "main"):
+                sys.modules.pop(name, None)
+    return replies
+
+
+def transcript(number: str, script: Path) -> str:
+    """What the stage's demo prints, run as a subprocess on `script` (exit code, stdout,
+    stderr), exactly as shown: a transcript reads like a real run."""
+    args, stdin = DEMOS[number]
+    done = subprocess.run([sys.executable, str(stage_dir(number) / "main.py"), *args],
+                          input=stdin, capture_output=True, text=True, encoding="utf-8",
+                          cwd=ROOT, timeout=60,
+                          env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script),
+                                        COLUMNS=WIDTH))
+    return f"$ exit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
+
+
+def regenerate(number: str) -> Path:
+    """Write NN_name.script.json and NN_name.txt for one stage; return the transcript."""
+    folder = stage_dir(number)
+    script = GOLDEN / f"{folder.name}.script.json"
+    script.write_text(json.dumps(record_script(number), indent=1, ensure_ascii=False) + "\n",
+                      encoding="utf-8")
+    out = GOLDEN / f"{folder.name}.txt"
+    out.write_text(transcript(number, script), encoding="utf-8")
+    return out
+
+
+def _as_entry(reply) -> dict:
+    """A Reply in the TAO_SCRIPT format (timestamps in text kept: the test normalises)."""
+    entry: dict = {"text": reply.text, "stop_reason": reply.stop_reason}
+    if reply.tool_calls:
+        entry["tool_calls"] = [{"id": c.id, "name": c.name, "args": c.args}
+                               for c in reply.tool_calls]
+    if reply.usage:
+        entry["usage"] = dict(reply.usage)
+    return entry
+
+
+@contextlib.contextmanager
+def _patched(owner, name, value):
+    saved = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+@contextlib.contextmanager
+def _environ(env: dict):
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def _argv_stdin(argv: list[str], text: str):
+    saved = sys.argv, sys.stdin
+    sys.argv, sys.stdin = argv, io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.argv, sys.stdin = saved
+
+
+if __name__ == "__main__":
+    wanted = sys.argv[1:] or list(stages())
+    for number in wanted:
+        print(f"stage {number}: {regenerate(number.zfill(2)).relative_to(ROOT)}")
