@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 
 import pytest
 from helpers import ROOT, clean_env
@@ -238,21 +239,24 @@ def test_every_exercise_has_stub_solution_tests_mutants_and_hint():
         assert e.solution.exists() and e.tests.exists() and len(e.hint.split("\n\n")) >= 2
         assert "NotImplementedError" not in e.solution.read_text(encoding="utf-8")
         assert e.tests.read_text(encoding="utf-8").startswith("# Don't change the tests!")
-        assert len(list(MUTANTS.glob(f"{e.name}__*.py"))) >= 3, f"{e.name}: too few mutants"
+        table = tomllib.loads((MUTANTS / f"{e.name}.toml").read_text(encoding="utf-8"))
+        assert len(table["mutant"]) >= 3, f"{e.name}: too few mutants"
     assert sorted(p.name for p in STUBS.glob("e*.py")) == sorted(
         e.stub.name for e in listed), "exercises/.stubs/ and info.toml list the same files"
 
 
 def test_a_mutant_that_passes_every_test_fails_the_mutant_run(kit):
-    planted = kit / "tests/exercises/mutants/e02_wordcount__same_as_the_solution.py"
-    shutil.copy(ROOT / "exercises/solutions/e02_wordcount.py", planted)
+    table = kit / "tests/exercises/mutants/e02_wordcount.toml"
+    kept = table.read_text(encoding="utf-8")
+    # a "wrong answer" that changes nothing is the solution itself: it must survive
+    table.write_text(kept + '\n[[mutant]]\nwhat = "same_as_the_solution"\n', encoding="utf-8")
     try:
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=no",
                                "-p", "no:cacheprovider", "tests/exercises/test_e02_wordcount.py"],
                               cwd=kit, capture_output=True, text=True, timeout=300,
                               env=clean_env(TAO_EXERCISES="mutants"))
     finally:
-        planted.unlink()
+        table.write_text(kept, encoding="utf-8")
     assert done.returncode == 1, "a surviving mutant must fail the run"
     assert "SURVIVED e02_wordcount__same_as_the_solution" in done.stderr
     assert "mutants: 4 of 5 rejected" in done.stderr, done.stderr

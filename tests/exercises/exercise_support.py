@@ -4,18 +4,22 @@ TAO_EXERCISES picks whose code the tests import:
 
     (unset)      exercises/eNN_name.py, the learner's files
     solutions    exercises/solutions/eNN_name.py, the reference answers
-    mutants      tests/exercises/mutants/eNN_name__what_is_wrong.py, plausible wrong
-                 answers: every one of them must fail at least one test
+    mutants      plausible wrong answers, kept in tests/exercises/mutants/eNN_name.toml
+                 as changes to the reference solution: every one must fail a test
 
 Anything else is a mistake, reported before a single test runs.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import inspect
 import os
 import re
+import shutil
+import tempfile
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -51,8 +55,39 @@ def exercise_number(name: str) -> int:
 
 
 def mutants_of(name: str) -> list[Path]:
-    """The kept wrong answers of one exercise: mutants/<name>__<what is wrong>.py."""
-    return sorted(MUTANTS.glob(f"{name}__*.py"))
+    """The kept wrong answers of one exercise, each written out as <name>__<what>.py.
+
+    mutants/<name>.toml lists them as `[[mutant]]` tables (`what`, `why`) whose
+    `[[mutant.change]]` entries replace an `old` text of the reference solution, found
+    exactly once, with a `new` one: a wrong answer is read as the change it makes."""
+    table = MUTANTS / f"{name}.toml"
+    if not table.exists():
+        return []
+    solution = (FOLDERS["solutions"] / f"{name}.py").read_text(encoding="utf-8")
+    paths = []
+    for mutant in tomllib.loads(table.read_text(encoding="utf-8")).get("mutant", []):
+        source = solution
+        for change in mutant.get("change", []):
+            if source.count(change["old"]) != 1:
+                raise pytest.UsageError(f"{table.name}: mutant {mutant['what']!r}: its `old` "
+                                        "text is not found exactly once in the solution")
+            source = source.replace(change["old"], change["new"])
+        path = _written_mutants() / f"{name}__{mutant['what']}.py"
+        path.write_text(source, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _written_mutants() -> Path:
+    """The folder (one per test process) that the mutants are written out to."""
+    global _MUTANT_DIR
+    if _MUTANT_DIR is None:
+        _MUTANT_DIR = Path(tempfile.mkdtemp(prefix="tao-mutants-"))
+        atexit.register(shutil.rmtree, _MUTANT_DIR, ignore_errors=True)
+    return _MUTANT_DIR
+
+
+_MUTANT_DIR: Path | None = None
 
 
 def load_exercise(name: str, path: Path | None = None):
