@@ -8,6 +8,7 @@ the environment as it is.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -36,3 +37,23 @@ def offline_only(monkeypatch):
     import shared.providers as providers
 
     monkeypatch.setattr(providers, "_announced", True)  # keep stderr quiet in-process
+
+
+@pytest.fixture(autouse=True)
+def one_tls_context():
+    """Every SDK client built here shares one TLS context. The SDKs' transport builds a
+    new one per client, reading the system's CA store each time (about 30 ms, 150 clients
+    in the suite), and no test speaks TLS: the fake API is plain HTTP on 127.0.0.1."""
+    httpcore2 = sys.modules.get("httpcore2")  # only once an SDK is imported: never import it
+    if httpcore2 is not None and not hasattr(httpcore2.default_ssl_context, "cache_info"):
+        httpcore2.default_ssl_context = functools.lru_cache(httpcore2.default_ssl_context)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject's addopts) means one process when a verdict over the whole run
+    is asked for (TAO_STUB_CHECK, TAO_EXERCISES: tests/exercises/conftest.py adds up every
+    test's result in the process that ran it); else xdist's own count."""
+    if os.environ.get("TAO_STUB_CHECK") or os.environ.get("TAO_EXERCISES"):
+        return 0
+    return None

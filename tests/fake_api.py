@@ -64,7 +64,12 @@ class Page:
 
 
 class FakeAPI:
-    """`with FakeAPI("anthropic") as api:` then `api.queue(...)`, `api.base_url`."""
+    """`with FakeAPI("anthropic") as api:` then `api.queue(...)`, `api.base_url`.
+
+    Each FakeAPI starts with nothing queued, requested or refused; the HTTP server under
+    it is started once per kind and test process and lent to one FakeAPI at a time
+    (`_SERVERS`), because starting and stopping one per test cost more than many tests.
+    """
 
     def __init__(self, kind: str):
         assert kind in ("anthropic", "openai")
@@ -75,10 +80,7 @@ class FakeAPI:
         self.models: list[str] = []  # what GET /v1/models lists (for `tao doctor`)
         self.closing = threading.Event()  # wakes a stalled stream when the fake stops
         self._lock = threading.Lock()
-        handler = type("Handler", (_Handler,), {"api": self})
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,),
-                                       daemon=True)
+        self.server = _SERVERS[kind].pop() if _SERVERS[kind] else _start_server()
 
     @property
     def base_url(self) -> str:
@@ -92,14 +94,13 @@ class FakeAPI:
         return self
 
     def __enter__(self):
-        self.thread.start()
+        self.server.api = self  # connections made from now on are answered by this fake
         return self
 
     def __exit__(self, *exc):
         self.closing.set()
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+        self.server.api = None
+        _SERVERS[self.kind].append(self.server)
 
     def next_response(self, body: dict, headers) -> SSE | HTTPError | Page:
         """Record the request, check it, and pick its answer."""
@@ -115,12 +116,35 @@ class FakeAPI:
             return self.responses.pop(0)
 
 
+_SERVERS: dict[str, list[ThreadingHTTPServer]] = {"anthropic": [], "openai": []}  # idle ones
+
+
+def _start_server() -> ThreadingHTTPServer:
+    """A server on 127.0.0.1 that runs until the test process ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.api = None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 class _Handler(BaseHTTPRequestHandler):
-    api: FakeAPI
+    api: FakeAPI | None
+
+    def setup(self):
+        """Bind this connection to the fake in use when it opened, for all its requests."""
+        super().setup()
+        self.api = self.server.api
 
     def log_message(self, *args):  # keep test output clean
         """Keep test output clean."""
         pass
+
+    def handle_one_request(self):
+        """Serve a request, unless its fake has ended (a client from an earlier test)."""
+        if self.api is None or self.api.closing.is_set():
+            self.close_connection = True
+            return
+        super().handle_one_request()
 
     def do_POST(self):
         """Answer a request with the next queued response."""

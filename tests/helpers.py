@@ -1,16 +1,32 @@
-"""Helpers shared by the stage and CLI tests: run a stage as a learner does."""
+"""Helpers shared by the stage and CLI tests: run a stage, or `tao`, as a learner does.
+
+`run_stage` and `run_tao` run the program in this process, dressed as a fresh one
+(`in_process`): its own argv, stdin, stdout, stderr, environment and working folder,
+the exit code from SystemExit, an escaped exception as a traceback on stderr. That
+costs milliseconds where a new interpreter costs a quarter of a second (seconds, once
+an SDK is imported). What only a real process shows (exit by signal, a pty, the locale,
+a closed pipe, the network guard in a child, what a fresh interpreter imports) is
+tested with `run_stage_process` / `subprocess` directly.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import runpy
+import signal
 import subprocess
 import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from shared.cli.repo import ROOT, STAGES, find_stage, load_stage, stages
+from shared.cli.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
-__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "load_stage", "run_stage", "stage_dir"]
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage", "run_stage",
+           "run_stage_process", "run_tao", "stage_dir"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
@@ -35,14 +51,128 @@ def clean_env(**extra) -> dict:
     return env
 
 
-def run_stage(number: str, *args, stdin: str = "", script=None, tmp_path=None,
-              **env) -> subprocess.CompletedProcess:
-    """Run stages/NN_*/main.py in a subprocess with `stdin`; offline unless `script`
-    (a list of replies for the scripted model) is given."""
+def _with_script(env: dict, script, tmp_path) -> dict:
+    """`env`, plus the scripted model replaying `script` (saved in `tmp_path`) if given."""
     if script is not None:
         path = Path(tmp_path) / "script.json"
         path.write_text(json.dumps(script), encoding="utf-8")
         env.update(TAO_PROVIDER="scripted", TAO_SCRIPT=str(path))
+    return env
+
+
+def run_stage(number: str, *args, stdin: str = "", script=None, tmp_path=None,
+              **env) -> subprocess.CompletedProcess:
+    """Run stages/NN_*/main.py as `python main.py ARGS` would, with `stdin`, in this
+    process; offline unless `script` (a list of replies for the scripted model) is given."""
+    main = stage_dir(number) / "main.py"
+    with _stage_modules(main.parent):
+        return in_process([str(main), *args],
+                          lambda: runpy.run_path(str(main), run_name="__main__"),
+                          stdin=stdin, env=clean_env(**_with_script(env, script, tmp_path)))
+
+
+def run_stage_process(number: str, *args, stdin: str = "", script=None, tmp_path=None,
+                      **env) -> subprocess.CompletedProcess:
+    """`run_stage` in a new interpreter: for what only a real process shows."""
     return subprocess.run([sys.executable, str(stage_dir(number) / "main.py"), *args],
                           input=stdin, capture_output=True, text=True, encoding="utf-8",
-                          env=clean_env(**env), timeout=60, cwd=ROOT)
+                          env=clean_env(**_with_script(env, script, tmp_path)), timeout=60,
+                          cwd=ROOT)
+
+
+def run_tao(*args, stdin: str = "", **env) -> subprocess.CompletedProcess:
+    """`tao ARGS` (`python -m shared.cli`) in this process. Not for `run` and `tour`: their
+    stages are child processes writing straight to the inherited stdout."""
+    from shared.cli import main
+
+    return in_process([str(ROOT / "shared" / "cli" / "__main__.py"), *args],
+                      lambda: sys.exit(main(list(args))), stdin=stdin, env=clean_env(**env))
+
+
+@contextmanager
+def _stage_modules(folder: Path) -> Iterator[None]:
+    """The stage's folder first on sys.path, its own modules (`loop`, `tools`...) fresh,
+    and whatever those names meant before put back afterwards."""
+    before = {name: sys.modules.pop(name) for name in LOCAL_NAMES if name in sys.modules}
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        for name in LOCAL_NAMES:
+            sys.modules.pop(name, None)
+        sys.modules.update(before)
+
+
+def in_process(argv: list[str], program: Callable[[], object], *, stdin: str,
+               env: dict) -> subprocess.CompletedProcess:
+    """Run `program` as a fresh process would run it; what it printed, and its exit code."""
+    import shared.providers as providers  # its one-per-process announcement starts unsaid
+
+    saved = _ProcessState.save()
+    sys.argv, providers._announced = list(argv), False
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(ROOT)
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # as PYTHONIOENCODING=utf-8 sets
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace",
+                           line_buffering=True)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = _exit_code(program)
+    finally:
+        saved.restore()
+    return subprocess.CompletedProcess(argv, code, _as_text(out), _as_text(err))
+
+
+def _exit_code(program: Callable[[], object]) -> int:
+    """The exit status a process running `program` would end with."""
+    try:
+        program()
+    except SystemExit as leaving:
+        if leaving.code is None or isinstance(leaving.code, int):
+            return leaving.code or 0
+        print(leaving.code, file=sys.stderr)  # sys.exit("message"), as Python does
+        return 1
+    except Exception:
+        traceback.print_exc()  # what Python prints for an exception nobody caught
+        return 1
+    return 0
+
+
+def _as_text(stream: io.TextIOWrapper) -> str:
+    """What was written to `stream`, read back as `subprocess.run(text=True)` reads a pipe."""
+    stream.flush()
+    text = stream.buffer.getvalue().decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class _ProcessState:
+    """What `in_process` changes, saved before and put back after."""
+
+    SIGNALS = tuple(s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s)
+
+    @classmethod
+    def save(cls) -> _ProcessState:
+        """Remember argv, streams, environment, folder, handlers and the announcement."""
+        import shared.providers as providers
+
+        state = cls()
+        state.argv, state.streams = sys.argv, (sys.stdin, sys.stdout, sys.stderr)
+        state.environ, state.cwd = dict(os.environ), os.getcwd()
+        state.handlers = {s: signal.getsignal(s) for s in cls.SIGNALS}
+        state.announced = providers._announced
+        return state
+
+    def restore(self) -> None:
+        """Put everything `save` remembered back."""
+        import shared.providers as providers
+
+        sys.argv, (sys.stdin, sys.stdout, sys.stderr) = self.argv, self.streams
+        os.environ.clear()
+        os.environ.update(self.environ)
+        os.chdir(self.cwd)
+        for number, handler in self.handlers.items():
+            signal.signal(number, handler)
+        providers._announced = self.announced

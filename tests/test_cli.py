@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from fake_api import FakeAPI
-from helpers import ROOT, STAGE_DIRS, clean_env
+from helpers import ROOT, STAGE_DIRS, clean_env, run_tao
 from test_stage_claims import CHECKS
 
 from shared.cli import main, repo
@@ -18,8 +18,12 @@ from shared.cli import main, repo
 WIDE = "250"  # no wrapping, so a whole table cell or answer is on one line
 
 
-def tao(*args, stdin="", **env):
-    """The `tao` command run as a learner runs it, in a subprocess."""
+tao = run_tao  # the `tao` command as a learner runs it, in this process (see helpers)
+
+
+def tao_process(*args, stdin="", **env):
+    """The `tao` command in a subprocess: `run` and `tour` start each stage as a child
+    process that writes straight to the inherited stdout."""
     return subprocess.run([sys.executable, "-m", "shared.cli", *args], input=stdin,
                           capture_output=True, text=True, encoding="utf-8",
                           env=clean_env(**env), timeout=120, cwd=ROOT)
@@ -59,7 +63,7 @@ def test_list_shows_every_stage_with_the_whole_of_what_it_teaches():
 
 @pytest.mark.timeout(120)  # seven stage subprocesses in a row: 30 s is tight on a busy machine
 def test_tour_runs_every_stage_offline_and_each_shows_what_it_teaches():
-    done = tao("tour", COLUMNS=WIDE)
+    done = tao_process("tour", COLUMNS=WIDE)
     assert done.returncode == 0, done.stderr
     assert f"{len(STAGE_DIRS)} of {len(STAGE_DIRS)} stages ran cleanly" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
@@ -80,7 +84,7 @@ def test_tour_reports_a_failing_stage(monkeypatch, tmp_path, capsys):
 
 
 def test_run_passes_arguments_to_the_stage():
-    done = tao("run", "1", "--", "hello", "from", "run")
+    done = tao_process("run", "1", "--", "hello", "from", "run")
     assert done.returncode == 0 and "you> hello from run" in done.stdout
 
 
@@ -160,7 +164,6 @@ def test_doctor_never_prints_a_key():
     assert "did not answer" in done.stdout and done.returncode == 1
 
 
-@pytest.mark.timeout(120)  # two interpreters importing the anthropic SDK: ~13 s when idle
 def test_doctor_checks_the_anthropic_model_through_the_api():
     with FakeAPI("anthropic") as api:
         api.models = ["claude-test-1"]
@@ -175,7 +178,6 @@ def test_doctor_checks_the_anthropic_model_through_the_api():
     assert "sk-ant-test" not in found.stdout + missing.stdout
 
 
-@pytest.mark.timeout(120)  # two interpreters importing the openai SDK: ~6 s when idle
 def test_doctor_checks_that_a_local_servers_model_exists():
     with FakeAPI("openai") as api:
         api.models = ["llama3.2:latest"]

@@ -6,12 +6,9 @@ phrase the one line must contain). Each runs a stage (or `tao`) as a learner doe
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from fake_api import FakeAPI, HTTPError
-from helpers import ROOT, clean_env, run_stage
+from helpers import run_stage, run_tao
 
 CLOSED_PORT = "http://127.0.0.1:9/v1"  # nothing listens there: no request leaves the machine
 
@@ -99,9 +96,7 @@ def test_an_unknown_model_is_one_line():
 @pytest.mark.parametrize(("provider", "phrase"), [("bogus", "unknown provider 'bogus'"),
                                                   ("anthropic", "ANTHROPIC_API_KEY is not set")])
 def test_tour_with_a_provider_that_cannot_work_says_so_once(provider, phrase):
-    done = subprocess.run([sys.executable, "-m", "shared.cli", "tour", "--provider", provider],
-                          capture_output=True, text=True, env=clean_env(), cwd=ROOT,
-                          timeout=120)
+    done = run_tao("tour", "--provider", provider)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count(phrase) == 1 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "stage 01" not in done.stdout, "the tour started anyway"

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from fake_api import FakeAPI
-from helpers import ROOT, clean_env
+from helpers import run_tao
 
 
 @pytest.mark.parametrize("flavour,provider,url_var", [
@@ -19,11 +16,9 @@ def test_doctor_shows_the_endpoint_without_credentials(flavour, provider, url_va
         api.models = ["m-1"]
         host = api.base_url.split("//", 1)[1]  # 127.0.0.1:PORT/v1
         secret_url = f"http://tao-user:pa55word-xyz@{host}?token=qs-secret-789"
-        done = subprocess.run(
-            [sys.executable, "-m", "shared.cli", "doctor", "--provider", provider,
-             "--model", "m-1"], capture_output=True, text=True, cwd=ROOT, timeout=60,
-            env=clean_env(**{url_var: secret_url, "OPENAI_API_KEY": "sk-doc-key-000111",
-                             "ANTHROPIC_API_KEY": "sk-doc-key-000111"}))
+        done = run_tao("doctor", "--provider", provider, "--model", "m-1",
+                       **{url_var: secret_url, "OPENAI_API_KEY": "sk-doc-key-000111",
+                          "ANTHROPIC_API_KEY": "sk-doc-key-000111"})
     out = done.stdout + done.stderr
     endpoint = "http://" + host.split("/")[0]
     assert f"server: {endpoint} " in out, out

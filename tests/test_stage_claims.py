@@ -1,7 +1,8 @@
 """What a learner sees: each stage's demo, saved traces, failing and flooding tools.
 
 The demos are the ones `tao tour` types (shared/cli/stage_verbs.py: DEMOS), run as a
-learner runs a stage: a subprocess on the offline model, stdout read back. Each stage
+learner runs a stage: main.py on the offline model, stdout read back (in this process,
+as helpers.run_stage does; `tao tour` in test_cli runs them as real processes). Each stage
 is held to what it teaches, not to the offline model's exact wording: stage 02's second
 answer recalls the first message, stage 05's answer quotes the time its tool observed,
 and so on. A stage that exits 0 but prints no answer fails here.

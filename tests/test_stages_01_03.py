@@ -1,4 +1,5 @@
-"""Stages 01-03 run as a learner runs them: a process, lines on stdin, output read back."""
+"""Stages 01-03 run as a learner runs them: main.py, lines on stdin, output read back
+(in this process, dressed as a fresh one: see helpers.run_stage)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,87 @@
+"""Suite time: `uv run pytest`, against importing both SDKs once.
+
+    uv run benchmarks/suite_time.py [--runs 3] [-- PYTEST_ARGS...]
+
+A learner runs the suite often, so it should take about as long as reading a short
+paragraph: 20 s on the 2-core machine the kit is built on. Seconds mean little on
+another machine, so the baseline is `python -c "import anthropic, openai"` (the one
+cost every process that talks to a model pays), timed in the same rounds: the order of
+the two commands alternates round by round, and each round's ratio pairs two runs made
+under the same load. The target is TARGET times that import (20 s when the import
+takes 2.5 s, as it does here when the machine is idle). A suite that fails stops the
+benchmark: a fast red run proves nothing.
+
+Arguments after `--` go to pytest, e.g. `-- -n 0` to time the suite in one process.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from verdict import rotated, spread, verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 8.0  # the suite may take at most eight SDK imports' time (20 s / 2.5 s here)
+MARGIN = TARGET - 1.0  # the whole allowance above the baseline
+
+
+def commands(pytest_args: list[str]) -> dict[str, list[str]]:
+    """The two command lines: the suite as a learner starts it, and the SDK import."""
+    uv = shutil.which("uv")
+    suite = [uv, "run", "pytest"] if uv else [sys.executable, "-m", "pytest"]
+    return {"suite": [*suite, "-q", "-p", "no:cacheprovider", *pytest_args],
+            "sdks": [sys.executable, "-c", "import anthropic, openai"]}
+
+
+def timed(name: str, argv: list[str]) -> float:
+    """Wall seconds for `argv`, run from the repository; fails loudly if it fails."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise SystemExit(f"{name} failed ({' '.join(argv)}):\n{tail}")
+    return took
+
+
+def measure(argvs: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+    """Seconds per run of each command, the order alternating every round."""
+    timed("sdks", argvs["sdks"])  # warm the file cache (and uv's environment check)
+    times: dict[str, list[float]] = {name: [] for name in argvs}
+    for n in range(runs):
+        for name in rotated(list(argvs), n):
+            times[name].append(timed(name, argvs[name]))
+            print(f"\rround {n + 1}/{runs}: {name} {times[name][-1]:.1f} s   ", end="",
+                  file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return times
+
+
+def main() -> int:
+    """Time the suite and the SDK import side by side; print the verdict."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="rounds (each runs both commands)")
+    parser.add_argument("pytest_args", nargs="*", help="after --: arguments for pytest")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    times = measure(commands(args.pytest_args), args.runs)
+    for name, label in (("suite", "uv run pytest"), ("sdks", "import anthropic, openai")):
+        print(f"{label:26} median {statistics.median(times[name]):6.2f} s, spread "
+              f"{spread(times[name]):5.2f} s, runs {', '.join(f'{t:.1f}' for t in times[name])}")
+    ratios = [s / b for s, b in zip(times["suite"], times["sdks"], strict=True)]
+    ratio = statistics.median(ratios)
+    print(f"suite / SDK import: median {ratio:.1f}x, spread {spread(ratios):.1f} over "
+          f"{args.runs} rounds: {verdict(ratio, spread(ratios), TARGET, MARGIN)} of at most "
+          f"{TARGET:.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
