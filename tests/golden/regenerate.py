@@ -19,20 +19,15 @@ their diff like code.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import re
-import runpy
-import subprocess
 import sys
 from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent
 sys.path.insert(0, str(GOLDEN.parent))  # tests/: helpers
 
-from helpers import ROOT, clean_env, stage_dir  # noqa: E402
+from helpers import ROOT, run_stage, run_stage_process, stage_dir  # noqa: E402
 
 from shared.cli.repo import stages  # noqa: E402
 from shared.cli.stage_verbs import DEMOS  # noqa: E402
@@ -54,7 +49,7 @@ def normalised(text: str) -> str:
 
 
 def record_script(number: str) -> list[dict]:
-    """Run stage `number`'s demo in-process on the offline model; return its replies."""
+    """Run stage `number`'s demo on the offline model; return its replies, in order."""
     import shared.providers as providers
 
     args, stdin = DEMOS[number]
@@ -74,43 +69,41 @@ def record_script(number: str) -> list[dict]:
         provider.turn = recorded
         return provider
 
-    env = clean_env(TAO_PROVIDER="offline", COLUMNS=WIDTH)
-    with _patched(providers, "get_provider", recording), _environ(env), \
-            _argv_stdin([str(stage_dir(number) / "main.py"), *args], stdin), \
-            contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        sys.path.insert(0, str(stage_dir(number)))
-        try:
-            runpy.run_path(str(stage_dir(number) / "main.py"), run_name="__main__")
-        except SystemExit:
-            pass
-        finally:
-            sys.path.remove(str(stage_dir(number)))
-            for name in ("context", "loop", "tools", "main"):
-                sys.modules.pop(name, None)
+    providers.get_provider = recording  # the stage imports it when it runs, below
+    try:
+        run_stage(number, *args, stdin=stdin, TAO_PROVIDER="offline", COLUMNS=WIDTH)
+    finally:
+        providers.get_provider = real_get
     return replies
 
 
-def transcript(number: str, script: Path) -> str:
-    """What the stage's demo prints, run as a subprocess on `script` (exit code, stdout,
-    stderr), exactly as shown: a transcript reads like a real run."""
+def transcript(number: str, script: Path, run=run_stage_process) -> str:
+    """What the stage's demo prints on `script` (exit code, stdout, stderr), exactly as
+    shown; `run` is a real process by default, as the learner runs it."""
     args, stdin = DEMOS[number]
-    done = subprocess.run([sys.executable, str(stage_dir(number) / "main.py"), *args],
-                          input=stdin, capture_output=True, text=True, encoding="utf-8",
-                          cwd=ROOT, timeout=60,
-                          env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script),
-                                        COLUMNS=WIDTH))
+    done = run(number, *args, stdin=stdin, TAO_PROVIDER="scripted", TAO_SCRIPT=str(script),
+               COLUMNS=WIDTH)
     return f"$ exit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
 
 
 def regenerate(number: str) -> Path:
-    """Write NN_name.script.json and NN_name.txt for one stage; return the transcript."""
+    """Write NN_name.script.json and NN_name.txt for one stage; return the transcript.
+    A file whose content differs only in times is left as it is, so the diff to review
+    holds only real changes."""
     folder = stage_dir(number)
     script = GOLDEN / f"{folder.name}.script.json"
-    script.write_text(json.dumps(record_script(number), indent=1, ensure_ascii=False) + "\n",
-                      encoding="utf-8")
+    _write_if_changed(script, json.dumps(record_script(number), indent=1,
+                                         ensure_ascii=False) + "\n")
     out = GOLDEN / f"{folder.name}.txt"
-    out.write_text(transcript(number, script), encoding="utf-8")
+    _write_if_changed(out, transcript(number, script))
     return out
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write `text` unless `path` already holds the same up to times and timestamps."""
+    if path.exists() and normalised(path.read_text(encoding="utf-8")) == normalised(text):
+        return
+    path.write_text(text, encoding="utf-8")
 
 
 def _as_entry(reply) -> dict:
@@ -122,38 +115,6 @@ def _as_entry(reply) -> dict:
     if reply.usage:
         entry["usage"] = dict(reply.usage)
     return entry
-
-
-@contextlib.contextmanager
-def _patched(owner, name, value):
-    saved = getattr(owner, name)
-    setattr(owner, name, value)
-    try:
-        yield
-    finally:
-        setattr(owner, name, saved)
-
-
-@contextlib.contextmanager
-def _environ(env: dict):
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
-@contextlib.contextmanager
-def _argv_stdin(argv: list[str], text: str):
-    saved = sys.argv, sys.stdin
-    sys.argv, sys.stdin = argv, io.StringIO(text)
-    try:
-        yield
-    finally:
-        sys.argv, sys.stdin = saved
 
 
 if __name__ == "__main__":
