@@ -147,9 +147,11 @@ def test_ctrl_c_clears_a_typed_line_says_how_to_leave_and_twice_leaves(terminal)
     term.type("\x03")  # Ctrl-C while typing: the line is cleared, not sent
     term.wait_for(b"you> ", after=typed)  # a fresh prompt
     term.type("\x1b[A\r")  # ...and it is not lost: up brings it back
-    term.wait_for(b"GOT 10 'draft text'")
+    got = term.wait_for(b"GOT 10 'draft text'").index(b"GOT 10")
+    term.wait_for(b"you> ", after=got)  # the next prompt is up: Ctrl-C now meets it
     term.type("\x03")  # Ctrl-C at an empty prompt: how to leave
-    term.wait_for(b"to leave: an empty line, Ctrl-D, or Ctrl-C again")
+    hint = term.wait_for(b"to leave: an empty line, Ctrl-D, or Ctrl-C again").index(b"to leave")
+    term.wait_for(b"you> ", after=hint)
     term.type("\x03")
     term.wait_for(b"bye (Ctrl-C)")
     assert b"Traceback" not in term.shown
