@@ -37,12 +37,20 @@ trace.finish()
 PLAIN_INPUT = "print(f'GOT {len(input())}', flush=True)"  # no readline: canonical mode
 
 
+def interruptible() -> None:
+    """In a child about to exec: Ctrl-C interrupts, as in a shell's foreground. A suite
+    started in the background (`cmd &` from a script) inherits SIGINT ignored, and an
+    ignored signal stays ignored across exec, so Ctrl-C would reach nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """A process on a pseudo-terminal: type into it, read what it shows."""
 
     def __init__(self, code: str):
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the program
+            interruptible()
             env = clean_env(TERM="xterm", COLUMNS="80")
             os.execve(sys.executable, [sys.executable, "-c", code], env)
         self.shown = b""
@@ -262,7 +270,8 @@ def test_save_trace_is_written_when_the_learner_leaves_with_ctrl_c(tmp_path):
     process = subprocess.Popen(
         [sys.executable, str(stage_dir("02") / "main.py"), "--save-trace", str(path)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)))
+        env=clean_env(TAO_PROVIDER="scripted", TAO_SCRIPT=str(script)),
+        preexec_fn=interruptible)
     try:
         process.stdin.write(b"first question\n")
         process.stdin.flush()
