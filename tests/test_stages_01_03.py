@@ -7,20 +7,10 @@ import io
 import json
 
 import pytest
-from helpers import STAGE_DIRS, load_stage, run_stage
+from helpers import load_stage, run_stage
 
 from shared.providers import ProviderError, ScriptedProvider
 from shared.trace import Trace, make_console
-
-from shared.cli.stage_verbs import DEMOS  # isort: skip
-
-
-@pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
-def test_every_stage_runs_offline_with_its_demo(folder):
-    args, stdin = DEMOS[folder.name[:2]]
-    done = run_stage(folder.name[:2], *args, stdin=stdin)
-    assert done.returncode == 0, done.stderr
-    assert "offline" in done.stderr and "Traceback" not in done.stderr + done.stdout
 
 
 def test_stage01_sends_one_question_and_prints_the_answer(tmp_path):
