@@ -14,16 +14,16 @@ half with bytecode caching, which is why it is not the baseline any more.
 """
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-from verdict import rotated, spread, verdict
+from verdict import (
+    ROOT,
+    side_by_side,
+    spread,
+    verdict,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / "stages" / "01_single_call" / "main.py"
 COMMANDS = {
     "floor": ["-c", "import rich.console"],
@@ -34,31 +34,6 @@ TARGET = 1.5  # the offline run may cost at most half as much again as importing
 MARGIN = TARGET - 1.0  # the whole allowance above the floor
 
 
-def timed(args: list[str]) -> float:
-    """Seconds for one fresh interpreter to run `args`; fails loudly if it fails."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], env=env, cwd=ROOT, capture_output=True,
-                          text=True)
-    took = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()}")
-    return took
-
-
-def measure(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
-    """Seconds per run of each command, the order rotated every round."""
-    for args in commands.values():
-        timed(args)  # warm the file cache and the bytecode for every command
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for n in range(runs):
-        for name in rotated(list(commands), n):
-            times[name].append(timed(commands[name]))
-        print(f"\rround {n + 1}/{runs}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    return times
-
-
 def main() -> int:
     """Time the floor and the offline run side by side; print the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -66,7 +41,8 @@ def main() -> int:
     parser.add_argument("--sdks", action="store_true", help="also time importing both SDKs")
     args = parser.parse_args()
     commands = {**COMMANDS, **({"sdks": SDKS} if args.sdks else {})}
-    times = measure(commands, args.runs)
+    times = side_by_side({name: [sys.executable, *argv] for name, argv in commands.items()},
+                         args.runs)
     for name, label in (("floor", "import rich.console (floor)"),
                         ("offline", "stage 01, offline, one question"),
                         ("sdks", "import anthropic, openai (scale only)")):

@@ -15,17 +15,12 @@ Arguments after `--` go to pytest, e.g. `-- -n 0` to time the suite in one proce
 """
 
 import argparse
-import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-from verdict import rotated, spread, verdict
+from verdict import side_by_side, spread, verdict
 
-ROOT = Path(__file__).resolve().parent.parent
 TARGET = 8.0  # the suite may take at most eight SDK imports' time (20 s / 2.5 s here)
 MARGIN = TARGET - 1.0  # the whole allowance above the baseline
 
@@ -38,31 +33,6 @@ def commands(pytest_args: list[str]) -> dict[str, list[str]]:
             "sdks": [sys.executable, "-c", "import anthropic, openai"]}
 
 
-def timed(name: str, argv: list[str]) -> float:
-    """Wall seconds for `argv`, run from the repository; fails loudly if it fails."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
-    took = time.perf_counter() - start
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        raise SystemExit(f"{name} failed ({' '.join(argv)}):\n{tail}")
-    return took
-
-
-def measure(argvs: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
-    """Seconds per run of each command, the order alternating every round."""
-    timed("sdks", argvs["sdks"])  # warm the file cache (and uv's environment check)
-    times: dict[str, list[float]] = {name: [] for name in argvs}
-    for n in range(runs):
-        for name in rotated(list(argvs), n):
-            times[name].append(timed(name, argvs[name]))
-            print(f"\rround {n + 1}/{runs}: {name} {times[name][-1]:.1f} s   ", end="",
-                  file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    return times
-
-
 def main() -> int:
     """Time the suite and the SDK import side by side; print the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -71,7 +41,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    times = measure(commands(args.pytest_args), args.runs)
+    times = side_by_side(commands(args.pytest_args), args.runs)
     for name, label in (("suite", "uv run pytest"), ("sdks", "import anthropic, openai")):
         print(f"{label:26} median {statistics.median(times[name]):6.2f} s, spread "
               f"{spread(times[name]):5.2f} s, runs {', '.join(f'{t:.1f}' for t in times[name])}")

@@ -8,8 +8,42 @@ pass from a miss, and the verdict says "within noise" instead of guessing.
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed_command(argv: list[str]) -> float:
+    """Wall seconds for `argv`, run from the repository without API keys; a command that
+    fails stops the benchmark with the end of what it printed."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise SystemExit(f"{' '.join(argv)} failed:\n{tail}")
+    return took
+
+
+def side_by_side(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+    """Seconds per run of each command: each warmed once, then run once a round, the
+    order rotated every round so no command always goes first (a progress line on stderr)."""
+    for argv in commands.values():
+        timed_command(argv)  # warm the file cache, bytecode and uv's environment check
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for n in range(runs):
+        for name in rotated(list(commands), n):
+            times[name].append(timed_command(commands[name]))
+        print(f"\rround {n + 1}/{runs}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return times
 
 
 def rotated(sides: Sequence, round_number: int) -> list:
