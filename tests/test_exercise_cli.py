@@ -13,7 +13,7 @@ import time
 import tomllib
 
 import pytest
-from helpers import ROOT, clean_env
+from helpers import ROOT, clean_env, run_tao
 
 from shared.cli import exercise_verbs
 
@@ -100,17 +100,18 @@ def test_an_endless_loop_ends_in_one_line_naming_the_exercise(kit):
         '    first, _, rest = text.strip().partition("\\n")',
         '    while True:\n        pass\n    first, _, rest = text.strip().partition("\\n")')
     start(kit, e01_strict_parser=looping)
-    soft = tao(kit, "check", TAO_TEST_TIMEOUT="1")
+    soft = tao(kit, "check", TAO_TEST_TIMEOUT="0.3")
     assert soft.returncode == 1
-    assert "exercise 01: still running after 1 s, so probably a loop that never ends" in (
+    assert "exercise 01: still running after 0.3 s, so probably a loop that never ends" in (
         soft.stdout.replace("\n", " ")), soft.stdout
     hard = (ROOT / "exercises/solutions/e01_strict_parser.py").read_text().replace(
         '    first, _, rest = text.strip().partition("\\n")',
         '    sum(range(10**12))  # pure C: no signal gets in\n'
         '    first, _, rest = text.strip().partition("\\n")')
     start(kit, e01_strict_parser=hard)
-    killed = tao(kit, "check", TAO_TEST_TIMEOUT="60", TAO_CHECK_TIMEOUT="2")  # CPU burns till then
-    assert "exercise 01 did not finish within 2 s: most likely a loop that never ends" in (
+    # the loop never ends, so any check timeout is reached: a short one wastes no CPU
+    killed = tao(kit, "check", TAO_TEST_TIMEOUT="60", TAO_CHECK_TIMEOUT="0.5")
+    assert "exercise 01 did not finish within 0.5 s: most likely a loop that never ends" in (
         killed.stdout.replace("\n", " ")), killed.stdout
     assert "Traceback" not in killed.stdout + killed.stderr
 
@@ -181,7 +182,7 @@ def test_watch_redraws_takes_keys_and_never_exits_on_its_own(kit):
     try:
         seen = _read_until(watch, "q quit", 60)
         assert "Exercise 1 (A strict TOOL: wire format, stage 04) is done." in seen
-        time.sleep(1)
+        time.sleep(0.5)  # two and a half redraw intervals
         assert watch.poll() is None, "watch must keep watching until q"
         for key, expected in (("l", "·  3 A one-line trace"), ("n", "Next: Exercise 2"),
                               ("h", "Hint for exercise 2:")):
@@ -210,8 +211,8 @@ def _read_until(process, marker: str, timeout: float) -> str:
 
 @pytest.mark.parametrize("args", [("hint", "0"), ("hint", "x"), ("reset", "99", "--yes"),
                                   ("solution", "99")])
-def test_bad_exercise_numbers_are_one_line_errors(kit, args):
-    done = tao(kit, *args)
+def test_bad_exercise_numbers_are_one_line_errors(args):
+    done = run_tao(*args)  # refused before any file is read: no copy of the kit needed
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
 
 
