@@ -14,8 +14,6 @@ import json
 
 import pytest
 from helpers import load_stage
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 LOOPS = {n: load_stage(n, "loop") for n in ("04", "05", "06")}
 PARSERS = {n: loop._parse_tool_call for n, loop in LOOPS.items()}
@@ -112,33 +110,35 @@ def test_corpus_is_large_and_varied():
     assert 10 <= calls <= len(CORPUS) - 10  # both fates well represented
 
 
-JSON_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),  # NaN, ±Infinity too
-    lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=20)
-# any digits (a leading 0 too), 4,301 to 6,000 of them: a short random pattern repeated,
-# which costs the generator a fraction of drawing thousands of digits one by one
-HUGE_INT = st.tuples(st.text(alphabet="0123456789", min_size=1, max_size=40),
-                     st.integers(4301, 6000)).map(lambda p: (p[0] * 6000)[:p[1]])
+def any_reply():
+    """Any text, plus the JSON shapes most likely to break a parser."""
+    from hypothesis import strategies as st
+
+    json_value = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(),  # NaN, ±Inf
+        lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=20)
+    # any digits (a leading 0 too), 4,301 to 6,000 of them: a short random pattern
+    # repeated, which costs the generator a fraction of drawing thousands of digits
+    huge_int = st.tuples(st.text(alphabet="0123456789", min_size=1, max_size=40),
+                         st.integers(4301, 6000)).map(lambda p: (p[0] * 6000)[:p[1]])
+    return st.one_of(
+        st.text(),
+        st.text(alphabet='{}[]":,\\ \n tolnru0123456789.-eE\ufeff').map(lambda s: "{" + s),
+        json_value.map(json.dumps),
+        # a call whose name is any JSON value, not just a string
+        st.tuples(json_value, json_value).map(
+            lambda pair: json.dumps({"tool": pair[0], "args": pair[1]})),
+        # numbers past Python's int conversion limit, where a name or an argument goes
+        huge_int.map(lambda digits: '{"tool": "now", "args": {"n": ' + digits + "}}"),
+        huge_int.map(lambda digits: '{"tool": ' + digits + "}"),
+        # nesting around the decoder's depth limit, and a BOM in front
+        st.integers(1, 3000).map(lambda depth: '{"tool": ' + "[" * depth + "]" * depth + "}"),
+        st.text().map(lambda s: "\ufeff" + json.dumps({"tool": s})),
+    )
 
 
-# Each example goes to all three stages' parsers: every parser still meets 300 inputs,
-# for a third of the generating (drawing examples, not parsing them, is what costs).
-@settings(max_examples=300, deadline=None)
-@given(text=st.one_of(
-    st.text(),
-    st.text(alphabet='{}[]":,\\ \n tolnru0123456789.-eE\ufeff').map(lambda s: "{" + s),
-    JSON_VALUE.map(json.dumps),
-    # a call whose name is any JSON value, not just a string
-    st.tuples(JSON_VALUE, JSON_VALUE).map(
-        lambda pair: json.dumps({"tool": pair[0], "args": pair[1]})),
-    # numbers past Python's int conversion limit, where a name or an argument goes
-    HUGE_INT.map(lambda digits: '{"tool": "now", "args": {"n": ' + digits + "}}"),
-    HUGE_INT.map(lambda digits: '{"tool": ' + digits + "}"),
-    # nesting around the decoder's depth limit, and a BOM in front
-    st.integers(1, 3000).map(lambda depth: '{"tool": ' + "[" * depth + "]" * depth + "}"),
-    st.text().map(lambda s: "\ufeff" + json.dumps({"tool": s})),
-))
-def test_parser_and_run_tool_never_raise(text):
+def survives(text):
+    """Every stage's parser returns None or a call, and run_tool survives the call."""
     for stage in sorted(PARSERS):
         result = PARSERS[stage](text)
         assert result is None or (isinstance(result, dict) and "tool" in result), (
@@ -146,3 +146,12 @@ def test_parser_and_run_tool_never_raise(text):
         if result is not None:  # whatever the parser lets through, run_tool must survive
             observation = RUN_TOOL[stage](result["tool"], result.get("args", {}))
             assert isinstance(observation, str), f"stage {stage}: run_tool returned {observation!r}"
+
+
+def test_parser_and_run_tool_never_raise():
+    """Each example goes to all three stages' parsers: every parser still meets 300
+    inputs, for a third of the generating (drawing examples is what costs). Hypothesis
+    is imported here, not at collection, so only the worker that runs this pays for it."""
+    from hypothesis import given, settings
+
+    given(text=any_reply())(settings(max_examples=300, deadline=None)(survives))()
