@@ -139,10 +139,12 @@ def fill(spec: ToolSpec, clause: str) -> list[Need]:
 def _settled(needs: list[Need]) -> list[Need]:
     """Needs without repeats, each taking the arguments it lacks from its tool's other
     calls: in "fetch 'a' and 'b', 2 seconds each", both calls get the 2 seconds."""
+    shared: dict[str, dict] = {}  # tool -> every argument its calls name, the first wins
     for need in needs:
-        for other in needs:
-            if other.tool == need.tool:
-                need.args = {**other.args, **need.args}
+        for name, value in need.args.items():
+            shared.setdefault(need.tool, {}).setdefault(name, value)
+    for need in needs:
+        need.args = {**shared.get(need.tool, {}), **need.args}
         need.missing = [name for name in need.missing if name not in need.args]
     kept = {}
     for need in needs:
