@@ -449,15 +449,6 @@ def test_stage10_fetch_and_search_are_async_read_only_and_described():
         assert "seconds" in tools[name].schema["properties"]
 
 
-def test_stage10_end_to_end_offline_overlaps_two_slow_tools():
-    done = run_stage("10", stdin="What time is it? Also fetch 'example.org' and search "
-                                 "the web for it, 1 second each.\n")
-    assert done.returncode == 0, done.stderr
-    bars = [line for line in done.stdout.splitlines() if "→" in line and "|" in line]
-    assert any("fetch" in b for b in bars) and any("search" in b for b in bars), done.stdout
-    assert "turn ended: completed" in done.stdout
-
-
 def test_readme_stage_maps_cover_08_to_10():
     for path in (ROOT / "README.md", ROOT / "stages" / "README.md"):
         text = path.read_text(encoding="utf-8")
