@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -49,11 +50,46 @@ def one_tls_context():
         httpcore2.default_ssl_context = functools.lru_cache(httpcore2.default_ssl_context)
 
 
+SDKS = ("anthropic", "openai")
+
+
+@pytest.hookimpl(wrapper=True)  # around xdist's hook, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `sdk` share one xdist worker (`--dist loadgroup`): importing the SDKs
+    costs that worker about 3 s, and every other worker nothing."""
+    marked = [item for item in items if item.get_closest_marker("sdk")]
+    for item in marked:
+        item.add_marker(pytest.mark.xdist_group("sdk"))
+    result = yield
+    if getattr(config.option, "loadgroup", False) and not all(
+            item.nodeid.endswith("@sdk") for item in marked):  # xdist names the group so
+        warnings.warn(pytest.PytestWarning(
+            "--dist loadgroup did not group the SDK tests (this pytest and pytest-xdist do "
+            "not work together there): every worker imports the SDKs, which is slower"),
+            stacklevel=1)
+    return result
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Say so when a test without the `sdk` mark is the first to import an SDK."""
+    before = any(name in sys.modules for name in SDKS)
+    yield
+    if (not before and not item.get_closest_marker("sdk")
+            and any(name in sys.modules for name in SDKS)):
+        item.warn(pytest.PytestWarning(
+            "this test imports a real SDK: mark it @pytest.mark.sdk, so that only one "
+            "worker pays for the import"))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (pyproject's addopts) means one process when a verdict over the whole run
     is asked for (TAO_STUB_CHECK, TAO_EXERCISES: tests/exercises/conftest.py adds up every
-    test's result in the process that ran it); else xdist's own count."""
+    test's result in the process that ran it). Else one worker more than there are cores:
+    about a fifth of a worker's time is spent waiting (on a stage process, a pty, a
+    deliberate stall), and the extra worker runs tests meanwhile."""
     if os.environ.get("TAO_STUB_CHECK") or os.environ.get("TAO_EXERCISES"):
         return 0
-    return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cores or 1) + 1

@@ -150,12 +150,14 @@ def test_doctor_flags_exactly_the_missing_key_with_its_fix(provider, var, other)
     assert f"ok   {other}: not set" in lines, f"{other} is not needed for {provider}"
 
 
+@pytest.mark.sdk
 def test_doctor_needs_no_openai_key_for_a_local_server():
     done = tao("doctor", "--provider", "openai", OPENAI_BASE_URL="http://127.0.0.1:9/v1",
                COLUMNS=WIDE)
     assert "ok   OPENAI_API_KEY: not set" in done.stdout.splitlines(), done.stdout
 
 
+@pytest.mark.sdk
 def test_doctor_never_prints_a_key():
     done = tao("doctor", "--provider", "openai", OPENAI_API_KEY="sk-very-secret-123456",
                OPENAI_BASE_URL="http://127.0.0.1:9/v1")
@@ -164,6 +166,7 @@ def test_doctor_never_prints_a_key():
     assert "did not answer" in done.stdout and done.returncode == 1
 
 
+@pytest.mark.sdk
 def test_doctor_checks_the_anthropic_model_through_the_api():
     with FakeAPI("anthropic") as api:
         api.models = ["claude-test-1"]
@@ -178,6 +181,7 @@ def test_doctor_checks_the_anthropic_model_through_the_api():
     assert "sk-ant-test" not in found.stdout + missing.stdout
 
 
+@pytest.mark.sdk
 def test_doctor_checks_that_a_local_servers_model_exists():
     with FakeAPI("openai") as api:
         api.models = ["llama3.2:latest"]

@@ -24,6 +24,8 @@ from fake_api import FakeAPI, HTTPError, chat_chunk, chat_stream
 from shared.providers import ProviderError, Tool
 from shared.providers.openai_provider import OpenAIProvider, ollama
 
+pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
+
 NOW = Tool("now", "Return the current UTC time.", {"type": "object", "properties": {}},
            lambda args: "2026-01-01T00:00:00+00:00")
 WORDCOUNT = Tool("wordcount", "Count the words in a text.",

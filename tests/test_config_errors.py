@@ -46,7 +46,7 @@ ROWS = [
     row("TAO_OFFLINE_QUIRK unknown", [], {"TAO_OFFLINE_QUIRK": "bogus"}, 1, "unknown quirk"),
     row("TAO_TIMEOUT not a number", ["--provider", "openai"],
                  {"TAO_TIMEOUT": "abc", "OPENAI_API_KEY": "sk-test-0123456789",
-                  "OPENAI_BASE_URL": CLOSED_PORT}, 1, "TAO_TIMEOUT"),
+                  "OPENAI_BASE_URL": CLOSED_PORT}, 1, "TAO_TIMEOUT", marks=pytest.mark.sdk),
 ]
 
 
@@ -81,6 +81,7 @@ def test_a_configuration_mistake_is_one_line(scratch, what, args, env, code, phr
     assert "you>" not in done.stdout, f"{what}: the session started before the check"
 
 
+@pytest.mark.sdk
 def test_an_unknown_model_is_one_line():
     with FakeAPI("openai") as api:
         api.queue(HTTPError(404, {"error": {

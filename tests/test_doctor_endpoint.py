@@ -6,6 +6,8 @@ import pytest
 from fake_api import FakeAPI
 from helpers import run_tao
 
+pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
+
 
 @pytest.mark.parametrize("flavour,provider,url_var", [
     ("openai", "openai", "OPENAI_BASE_URL"),

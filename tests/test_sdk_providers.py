@@ -20,6 +20,8 @@ from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider, ollama
 
+pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
+
 KEY = "sk-test-0123456789-secret"
 NOW = Tool("now", "Return the current UTC time.", {"type": "object", "properties": {}},
            lambda args: "2026-01-01T00:00:00+00:00")

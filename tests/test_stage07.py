@@ -29,6 +29,7 @@ def stream(kind, *args, **kwargs):
     return (anthropic_stream if kind == "anthropic" else openai_stream)(*args, **kwargs)
 
 
+@pytest.mark.sdk
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_two_tool_question_on_the_real_sdks(kind):
     with FakeAPI(kind) as api:
@@ -64,6 +65,7 @@ def test_two_tool_question_on_the_real_sdks(kind):
         assert tool_messages[2]["content"] == "9"
 
 
+@pytest.mark.sdk
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_first_delta_is_shown_before_the_stream_ends(kind):
     sse = stream(kind, ["First", " and", " the rest."])

@@ -330,6 +330,7 @@ def test_stage09_a_failed_model_call_is_an_error_and_the_turn_so_far_is_kept():
     ("anthropic", "refusal", "refusal"), ("openai", "content_filter", "refusal"),
     ("anthropic", "end_turn", "completed"), ("openai", "stop", "completed"),
 ])
+@pytest.mark.sdk
 def test_stage09_reasons_from_the_real_sdks(kind, stop, reason):
     sse = (anthropic_stream(["I can't help with that."], stop_reason=stop) if kind ==
            "anthropic" else openai_stream(["I can't help with that."], finish_reason=stop))

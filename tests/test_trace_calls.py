@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from helpers import load_stage
 
 from shared.providers import Reply, ScriptedProvider, ToolCall
@@ -118,6 +119,7 @@ def test_without_show_wire_nothing_of_the_wire_is_printed():
     assert "request · POST" not in done.stdout
 
 
+@pytest.mark.sdk
 def test_prompt_cache_counts_come_through_both_real_sdks_to_the_usage():
     from fake_api import FakeAPI, anthropic_stream, openai_stream
 

@@ -27,6 +27,8 @@ from shared.providers.openai_provider import OpenAIProvider
 from shared.wire import WireLog, WireTap, elide, maybe_wrap, synthesize, would_send
 from shared.wire.render import STRING_LIMIT, log_line, show_request
 
+pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
+
 LOOP04 = load_stage("04", "loop")
 LOOP07 = load_stage("07", "loop")
 KEY = "sk-test-SECRET-key-0123456789"

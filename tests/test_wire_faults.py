@@ -17,6 +17,8 @@ from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
 from shared.providers.sdk import asked_wait, endpoint, timeout_from
 
+pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
+
 KEY = "sk-test-0123456789-secret"
 KINDS = ["anthropic", "openai"]
 WORDCOUNT = Tool("wordcount", "Count the words in a text.",
