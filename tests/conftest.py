@@ -16,6 +16,12 @@ from pathlib import Path
 
 import pytest
 
+# Keep what this process compiles (the test modules with pytest's assertions rewritten,
+# shared/, the stages' modules) in __pycache__, as Python does unless PYTHONDONTWRITEBYTECODE
+# is set, as it is on the machines the kit is built on: every later run, and each of its
+# workers, then skips the compiling (about 3 s of a run). Subprocesses keep the setting.
+sys.dont_write_bytecode = False
+
 TESTS = Path(__file__).resolve().parent
 GUARD_DIR = TESTS / "network_guard"
 sys.path.insert(0, str(TESTS))  # tests/ helpers: fake_api
