@@ -24,7 +24,9 @@ COUNT = len(exercise_verbs.load())  # every listed exercise, whoever adds the ne
 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory):
-    """A copy of the kit with every exercise at its shipped stub, and no git."""
+    """A copy of the kit with every exercise at its shipped stub, and no git. Removed
+    when the module's tests are done, in the worker: left to pytest, the next run
+    would delete its few hundred files before starting any worker."""
     copy = tmp_path_factory.mktemp("kit")
     for part in ("shared", "stages", "exercises", "tests", "pyproject.toml"):
         source = ROOT / part
@@ -33,7 +35,8 @@ def kit(tmp_path_factory):
                 "__pycache__", ".hypothesis", ".tao-progress.json"))
         else:
             shutil.copy(source, copy / part)
-    return copy
+    yield copy
+    shutil.rmtree(copy, ignore_errors=True)
 
 
 def start(kit, **files):
