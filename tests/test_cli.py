@@ -61,7 +61,7 @@ def test_list_shows_every_stage_with_the_whole_of_what_it_teaches():
             f"stage {number}: `tao list` shows {teaches!r}, not the docstring's first sentence")
 
 
-@pytest.mark.timeout(120)  # seven stage subprocesses in a row: 30 s is tight on a busy machine
+@pytest.mark.timeout(120)  # a subprocess for every stage, in a row: 30 s is tight on a busy machine
 def test_tour_runs_every_stage_offline_and_each_shows_what_it_teaches():
     done = tao_process("tour", COLUMNS=WIDE)
     assert done.returncode == 0, done.stderr
