@@ -13,7 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,14 +32,18 @@ def timed_command(argv: list[str]) -> float:
     return took
 
 
-def side_by_side(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+def side_by_side(commands: dict[str, list[str]], runs: int,
+                 before: Callable[[str], None] | None = None) -> dict[str, list[float]]:
     """Seconds per run of each command: each warmed once, then run once a round, the
-    order rotated every round so no command always goes first (a progress line on stderr)."""
+    order rotated every round so no command always goes first (a progress line on stderr).
+    `before(name)`, if given, runs before each timed run, outside the timing."""
     for argv in commands.values():
         timed_command(argv)  # warm the file cache, bytecode and uv's environment check
     times: dict[str, list[float]] = {name: [] for name in commands}
     for n in range(runs):
         for name in rotated(list(commands), n):
+            if before is not None:
+                before(name)
             times[name].append(timed_command(commands[name]))
         print(f"\rround {n + 1}/{runs}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
