@@ -264,3 +264,21 @@ def test_a_mutant_that_passes_every_test_fails_the_mutant_run(kit):
     assert done.returncode == 1, "a surviving mutant must fail the run"
     assert "SURVIVED e02_wordcount__same_as_the_solution" in done.stderr
     assert "mutants: 4 of 5 rejected" in done.stderr, done.stderr
+
+
+def test_an_edit_is_seen_though_its_size_and_second_match_the_last_check(tmp_path,
+                                                                        monkeypatch):
+    """Python trusts a cached .pyc while the file's size and modification second match:
+    an exercise must be compiled from its source on every check."""
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "exercises"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # a cache gets written
+    import exercise_support
+
+    learner = tmp_path / "e99_edited.py"
+    learner.write_text("def answer():\n    return 1\n")
+    first = learner.stat()
+    assert exercise_support.load_exercise("e99_edited", learner).answer() == 1
+    learner.write_text("def answer():\n    return 2\n")  # same size, saved at once
+    os.utime(learner, ns=(first.st_atime_ns, first.st_mtime_ns))
+    assert exercise_support.load_exercise("e99_edited", learner).answer() == 2, (
+        "the check ran the file as it was before the edit")

@@ -13,6 +13,7 @@ Anything else is a mistake, reported before a single test runs.
 from __future__ import annotations
 
 import atexit
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -90,13 +91,23 @@ def _written_mutants() -> Path:
 _MUTANT_DIR: Path | None = None
 
 
+class FromSource(importlib.machinery.SourceFileLoader):
+    """Compiles the file on every load, never from __pycache__: a cached .pyc is trusted
+    while the file's size and modification second match, so an edit of the same length
+    saved within the second of the last check (`tao watch`) would go unseen."""
+
+    def get_code(self, fullname):
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
 def load_exercise(name: str, path: Path | None = None):
     """Import exercises/<name>.py (or `path`); a broken file fails with a plain message."""
     path = path or exercise_file(name)
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     if not path.exists():
         pytest.fail(f"{shown} is missing: `tao reset` restores it", pytrace=False)
-    spec = importlib.util.spec_from_file_location(f"exercise_{path.stem}", path)
+    spec = importlib.util.spec_from_file_location(
+        f"exercise_{path.stem}", path, loader=FromSource(f"exercise_{path.stem}", str(path)))
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
