@@ -76,16 +76,18 @@ def pytest_collection_modifyitems(config, items):
     return result
 
 
-@pytest.hookimpl(hookwrapper=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Say so when a test without the `sdk` mark is the first to import an SDK."""
     before = any(name in sys.modules for name in SDKS)
-    yield
-    if (not before and not item.get_closest_marker("sdk")
-            and any(name in sys.modules for name in SDKS)):
-        item.warn(pytest.PytestWarning(
-            "this test imports a real SDK: mark it @pytest.mark.sdk, so that only one "
-            "worker pays for the import"))
+    try:
+        return (yield)
+    finally:
+        if (not before and not item.get_closest_marker("sdk")
+                and any(name in sys.modules for name in SDKS)):
+            item.warn(pytest.PytestWarning(
+                "this test imports a real SDK: mark it @pytest.mark.sdk, so that only one "
+                "worker pays for the import"))
 
 
 @pytest.hookimpl(optionalhook=True)
