@@ -215,7 +215,7 @@ def _read_until(process, marker: str, timeout: float) -> str:
 @pytest.mark.parametrize("args", [("hint", "0"), ("hint", "x"), ("reset", "99", "--yes"),
                                   ("solution", "99")])
 def test_bad_exercise_numbers_are_one_line_errors(args):
-    done = run_tao(*args)  # refused before any file is read: no copy of the kit needed
+    done = run_tao(*args)  # refused before any exercise file is touched: no kit copy needed
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
 
 
