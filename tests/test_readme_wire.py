@@ -10,7 +10,7 @@ import pytest
 from helpers import ROOT, stage_dir
 from test_repo_shape import stale_excerpts
 
-from shared.providers import anthropic_provider, base, defaults, openai_provider, sdk
+from shared.providers import anthropic_provider, base, defaults, openai_provider, sdk_base
 
 README = stage_dir("07") / "README.md"
 JSON_FENCE = re.compile(r"```json\n(.*?)```", re.S)
@@ -55,10 +55,10 @@ NAMED = {  # what the section points to -> the object that must exist under that
     "OpenAIProvider._open": openai_provider.OpenAIProvider._open,
     "tool_calls_from": base.tool_calls_from,
     "parse_args": base.parse_args,
-    "SDKProvider.turn": sdk.SDKProvider.turn,
-    "_retry_wait": sdk.SDKProvider._retry_wait,
-    "split_shown": sdk.split_shown,
-    "sse_data": sdk.sse_data,
+    "SDKProvider.turn": sdk_base.SDKProvider.turn,
+    "_retry_wait": sdk_base.SDKProvider._retry_wait,
+    "split_shown": sdk_base.split_shown,
+    "sse_data": sdk_base.sse_data,
     "STOP_REASONS": openai_provider.STOP_REASONS,
 }
 
@@ -69,11 +69,11 @@ def test_every_piece_named_is_pointed_to(wire, name):
 
 
 def test_the_numbers_in_the_prose_are_the_code_s(wire):
-    first, second = (sdk.SDKProvider.retry_base * 2 ** n for n in (0, 1))
-    claims = [f"`MAX_ATTEMPTS` is {sdk.MAX_ATTEMPTS}", f"{first:g} s then {second:g} s",
-              f"more than {sdk.MAX_WAIT:g} s (`MAX_WAIT`)",
+    first, second = (sdk_base.SDKProvider.retry_base * 2 ** n for n in (0, 1))
+    claims = [f"`MAX_ATTEMPTS` is {sdk_base.MAX_ATTEMPTS}", f"{first:g} s then {second:g} s",
+              f"more than {sdk_base.MAX_WAIT:g} s (`MAX_WAIT`)",
               f"{defaults.DEFAULT_MAX_TOKENS:,} by default",
-              f"({sdk.DEFAULT_TIMEOUT:g} s, `TAO_TIMEOUT`)"]
+              f"({sdk_base.DEFAULT_TIMEOUT:g} s, `TAO_TIMEOUT`)"]
     prose = " ".join(wire.split())
     for claim in claims:
         assert claim in prose, f"the section should say {claim!r}, as the code does"
@@ -115,7 +115,7 @@ def test_the_checker_passes_the_readme_as_it_is(copy):
 
 
 @pytest.mark.parametrize("where, old, new", [
-    ("shared/providers/sdk.py", "return failure.wait if failure.wait <= MAX_WAIT else None",
+    ("shared/providers/sdk_base.py", "return failure.wait if failure.wait <= MAX_WAIT else None",
      "return failure.wait if failure.wait < MAX_WAIT else None"),
     ("shared/providers/anthropic_provider.py", 'blocks[event["index"]]["json"] += delta',
      'blocks[event["index"]]["json"] = delta'),
@@ -136,5 +136,5 @@ def test_a_path_that_is_not_a_file_is_reported(copy):
 
 
 def test_a_partial_line_is_not_a_quote(copy):
-    readme = "`shared/providers/sdk.py`:\n```python\nMAX_ATTEMPTS = \n```\n"
+    readme = "`shared/providers/sdk_base.py`:\n```python\nMAX_ATTEMPTS = \n```\n"
     assert stale_excerpts(readme, copy / "stage", copy), "half a line passed as a quote"

@@ -15,7 +15,7 @@ from fake_api import SSE, FakeAPI, Page, anthropic_stream, api_error, openai_str
 from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
-from shared.providers.sdk import asked_wait, endpoint, timeout_from
+from shared.providers.sdk_base import asked_wait, endpoint, timeout_from
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
 

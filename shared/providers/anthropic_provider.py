@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from .base import ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
-from .sdk import SDKProvider, StreamBroke, split_shown, summarize
+from .sdk_base import SDKProvider, StreamBroke, split_shown, summarize
 
 # prompt-cache counts Anthropic reports in a reply's usage (0 below the cacheable minimum)
 CACHE_KEYS = ("cache_read_input_tokens", "cache_creation_input_tokens")

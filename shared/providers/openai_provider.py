@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from .base import ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
-from .sdk import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
+from .sdk_base import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}

@@ -4,7 +4,7 @@ Importing the `anthropic` SDK takes seconds on a small machine, and `tao check` 
 answer in under two. The providers' own tests drive the real SDKs against tests/fake_api;
 the exercise tests only need what the SDKs hand the providers: an HTTP response whose
 body is the documented server-sent events, in the documented order. The providers read
-those `data:` lines themselves (shared/providers/sdk.py), so the stand-in serves them as
+those `data:` lines themselves (shared/providers/sdk_base.py), so the stand-in serves them as
 text and the providers' real parsing and assembly run. `provider(cls, kind, *streams)`
 builds an AnthropicProvider or OpenAIProvider (or a learner's subclass) whose client
 replays one queued stream per request, records each request and checks it with
