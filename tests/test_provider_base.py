@@ -101,7 +101,7 @@ class Canned(Provider):
         self.items = items
         self.seen = []
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         self.seen.append((messages, system, tools))
         yield from self.items
 

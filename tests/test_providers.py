@@ -11,6 +11,8 @@ from helpers import clean_env
 
 from shared.providers import (
     FallbackProvider,
+    OfflineProvider,
+    Options,
     ProviderError,
     Reply,
     ScriptedProvider,
@@ -83,7 +85,8 @@ def test_scripted_replays_in_order_and_records_what_it_was_shown():
     messages.append({"role": "assistant", "content": "first"})
     reply = model.call(messages, "sys", [NOW])
     assert reply.tool_calls[0].name == "now"
-    assert model.calls[0] == {"messages": ask("hi"), "system": "sys", "tools": []}
+    assert model.calls[0] == {"messages": ask("hi"), "system": "sys", "tools": [],
+                              "options": Options()}
     assert model.calls[1]["tools"] == [NOW] and len(model.calls[1]["messages"]) == 2
     with pytest.raises(ProviderError, match="ran out of replies after turn 2"):
         model.call(messages)
@@ -96,7 +99,7 @@ class Broken(ScriptedProvider):
         super().__init__([])
         self.before = before
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         self.calls.append(messages)
         yield from self.before.split()
         raise ProviderError("broken: connection lost")
@@ -127,3 +130,28 @@ def test_fallback_never_duplicates_output_after_a_delta():
 def test_fallback_reports_every_failure_when_all_fail():
     with pytest.raises(ProviderError, match="every provider failed: .*lost.*lost"):
         FallbackProvider([Broken(), Broken()]).call(ask("hi"))
+
+
+def test_offline_model_calls_no_tool_when_told_none_and_only_the_named_one():
+    now = Tool("now", "Return the current time.", {"type": "object", "properties": {}},
+               lambda args: "12:00")
+    words = Tool("wordcount", "Count the words in a text.",
+                 {"type": "object", "properties": {"text": {"type": "string"}}},
+                 lambda args: "2")
+    model = OfflineProvider()
+    question = [{"role": "user", "content": "What time is it now?"}]
+    assert [c.name for c in model.call(question, "", (now, words)).tool_calls] == ["now"]
+    assert model.call(question, "", (now, words), tool_choice="none").tool_calls == []
+    named = model.call(question, "", (now, words), tool_choice="wordcount")
+    assert all(c.name == "wordcount" for c in named.tool_calls)
+
+
+def test_offline_model_ends_its_reply_before_a_stop_sequence():
+    model = OfflineProvider()
+    question = [{"role": "user", "content": "hello"}]
+    whole = model.call(question).text
+    word = whole.split()[2]
+    reply = model.call(question, stop=[word])
+    assert reply.text == whole[:whole.index(word)]
+    assert reply.stop_reason == "stop_sequence"
+    assert "".join(model.stream(question, stop=word)) == reply.text

@@ -441,3 +441,48 @@ def test_anthropic_thinking_deltas_stay_out_of_the_text():
         reply = provider("anthropic", api).call(ask("2+2?"), on_reasoning_delta=thoughts.append)
     assert reply.text == "The answer is 4." and reply.reasoning == "2+2 is 4"
     assert thoughts == ["2+2", " is 4"]
+
+
+# ---- per-call options: room for the reply, tool_choice, stop sequences
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("choice, anthropic_shape, openai_shape", [
+    ("none", {"type": "none"}, "none"),
+    ("required", {"type": "any"}, "required"),
+    ("wordcount", {"type": "tool", "name": "wordcount"},
+     {"type": "function", "function": {"name": "wordcount"}}),
+])
+def test_tool_choice_reaches_the_api_in_its_own_words(kind, choice, anthropic_shape,
+                                                      openai_shape):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["ok"]))
+        provider(kind, api).call(ask(), "", (NOW, WORDCOUNT), tool_choice=choice)
+    assert api.violations == []
+    assert api.requests[0]["tool_choice"] == (
+        anthropic_shape if kind == "anthropic" else openai_shape)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_max_tokens_gives_one_call_more_room_and_leaves_the_next_as_it_was(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["a"]), stream(kind, ["b"]))
+        model = provider(kind, api, max_tokens=100)
+        model.call(ask(), "", (NOW,), max_tokens=200)
+        model.call(ask(), "", (NOW,))
+    limits = [body.get("max_tokens", body.get("max_completion_tokens"))
+              for body in api.requests]
+    assert limits == [200, 100], "only the call that asked for more room gets it"
+    assert model.max_tokens == 100
+    assert api.violations == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stop_sequences_are_sent_and_no_tool_choice_goes_without_tools(kind):
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, ["a"]))
+        list(provider(kind, api).stream(ask(), "", stop=["Observation:"]))
+    body = api.requests[0]
+    assert body["stop_sequences" if kind == "anthropic" else "stop"] == ["Observation:"]
+    assert "tool_choice" not in body
+    assert api.violations == []

@@ -89,7 +89,7 @@ def scripted_chat(number, lines, replies, monkeypatch):
 class InterruptedOnce(ScriptedProvider):
     """The first reply gets one delta out, then the learner presses Ctrl-C."""
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         if not self.calls:
             self.calls.append({"messages": list(messages)})
             yield "half"

@@ -287,7 +287,7 @@ class LimitedScripted(ScriptedProvider):
 
     max_tokens = 100
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         self.limits = [*getattr(self, "limits", []), self.max_tokens]
         yield from super().turn(messages, system, tools)
 

@@ -18,7 +18,7 @@ class Canned(Provider):
     def __init__(self, items, fail=None):
         self.items, self.fail = items, fail
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         """The items, then the failure if there is one."""
         yield from self.items
         if self.fail is not None:
@@ -71,7 +71,7 @@ def test_a_notice_goes_to_its_callback_or_else_to_stderr_as_one_line(capsys):
 
 def test_a_fallback_passes_its_providers_notes_on():
     class Noisy(Canned):
-        def turn(self, messages, system, tools):
+        def turn(self, messages, system, tools, options=None):
             """Announce a retry, then answer."""
             self.notice("overloaded (529): retrying in 1 s, attempt 2 of 3")
             yield from super().turn(messages, system, tools)

@@ -302,7 +302,7 @@ class Reporting(Provider):
     def __init__(self, fail_after: int | None = None):
         self.fail_after = fail_after
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         events = anthropic_stream(["Hello", " there"]).events
         for n, (kind, data) in enumerate(events):
             if n == self.fail_after:
@@ -444,7 +444,7 @@ class Chunky(Provider):
 
     name, model = "chunky", "c-1"
 
-    def turn(self, messages, system, tools):
+    def turn(self, messages, system, tools, options=None):
         yield from ["Hel", "lo, wo", "rld"]
         yield Reply("Hello, world")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .base import Provider, ProviderError, Reasoning, Reply, Tool, ToolCall
+from .base import Options, Provider, ProviderError, Reasoning, Reply, Tool, ToolCall
 from .defaults import DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
 from .fallback import FallbackProvider
 from .offline import OfflineProvider
@@ -21,7 +21,7 @@ PROVIDERS = ("anthropic", "openai", "ollama", "offline")
 
 __all__ = [
     "DEFAULT_MODELS", "KEY_VARS", "OLLAMA_BASE_URL", "PROVIDERS", "FallbackProvider",
-    "OfflineProvider", "Provider", "ProviderError", "Reasoning",
+    "OfflineProvider", "Options", "Provider", "ProviderError", "Reasoning",
     "Reply", "ScriptedProvider", "Tool", "ToolCall", "build_provider", "choose_provider",
     "get_provider",
 ]

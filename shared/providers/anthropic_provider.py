@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .base import ProviderError, Reasoning, Reply, tool_calls_from
+from .base import Options, ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
 from .sdk_base import SDKProvider, StreamBroke, split_shown, summarize
 
@@ -54,6 +54,17 @@ class AnthropicProvider(SDKProvider):
                 {"name": t.name, "description": t.description, "input_schema": t.schema}
                 for t in tools
             ]
+        return params
+
+    def with_options(self, params: dict, options: Options) -> dict:
+        """`params` with this call's options in Anthropic's words."""
+        params = dict(params)
+        if options.max_tokens:
+            params["max_tokens"] = options.max_tokens
+        if options.tool_choice and params.get("tools"):
+            params["tool_choice"] = anthropic_tool_choice(options.tool_choice)
+        if options.stop:
+            params["stop_sequences"] = list(options.stop)
         return params
 
     def wire_kind(self, data: dict) -> str:
@@ -161,3 +172,12 @@ def _has_tool_results(message: dict) -> bool:
     """Whether a user turn already carries tool results (later results join it)."""
     content = message["content"]
     return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
+def anthropic_tool_choice(choice: str) -> dict:
+    """tao's tool_choice ("auto", "none", "required", a tool's name) in Anthropic's shape."""
+    if choice in ("auto", "none"):
+        return {"type": choice}
+    if choice == "required":
+        return {"type": "any"}  # Anthropic's word for "some tool, the model picks which"
+    return {"type": "tool", "name": choice}

@@ -59,6 +59,25 @@ class Reply:
         return message
 
 
+@dataclass(frozen=True)
+class Options:
+    """What one call asks for besides the conversation; each SDK provider puts it in its
+    API's own words (Anthropic: `max_tokens`, `tool_choice`, `stop_sequences`)."""
+
+    max_tokens: int | None = None  # room for this reply; None: the provider's own limit
+    tool_choice: str | None = None  # "auto", "none", "required", or a tool's name
+    stop: tuple[str, ...] = ()  # the reply ends before the first of these strings
+
+    def __post_init__(self):
+        if isinstance(self.stop, str):  # one string given: one stop sequence, not letters
+            object.__setattr__(self, "stop", (self.stop,))
+        else:
+            object.__setattr__(self, "stop", tuple(self.stop))
+
+
+NO_OPTIONS = Options()
+
+
 class Reasoning(str):
     """A reasoning delta yielded by `turn()`: shown as thinking, never part of the answer."""
 
@@ -126,9 +145,11 @@ class Provider:
     # the last complete Reply, so `stream()` callers can read its usage and stop reason
     last_reply: Reply | None = None
 
-    def stream(self, messages: list[dict], system: str = "") -> Iterator[str]:
-        """Yield the reply's text deltas as they arrive."""
-        yield from self._deltas(self.turn(messages, system, ()), None)
+    def stream(self, messages: list[dict], system: str = "", *,
+               stop: Iterable[str] = ()) -> Iterator[str]:
+        """Yield the reply's text deltas as they arrive; it ends before any `stop` string."""
+        options = Options(stop=stop) if stop else NO_OPTIONS
+        yield from self._deltas(self.turn(messages, system, (), options), None)
 
     def call(
         self,
@@ -137,10 +158,18 @@ class Provider:
         tools: Iterable[Tool] = (),
         on_text_delta: TextCallback = None,
         on_reasoning_delta: TextCallback = None,
+        *,
+        max_tokens: int | None = None,
+        tool_choice: str | None = None,
+        stop: Iterable[str] = (),
     ) -> Reply:
         """Run one model turn and return the Reply; text deltas go to `on_text_delta` and
-        reasoning deltas to `on_reasoning_delta` as they arrive."""
-        deltas = self._deltas(self.turn(messages, system, tuple(tools)), on_reasoning_delta)
+        reasoning deltas to `on_reasoning_delta` as they arrive. `max_tokens` gives this
+        reply more (or less) room, `tool_choice` forces or forbids a call ("required",
+        a tool's name, "none"), and the reply ends before any `stop` string."""
+        options = Options(max_tokens, tool_choice, stop)
+        deltas = self._deltas(self.turn(messages, system, tuple(tools), options),
+                              on_reasoning_delta)
         while True:
             try:
                 text = next(deltas)
@@ -175,10 +204,11 @@ class Provider:
                             "".join(shown))
 
     def turn(
-        self, messages: list[dict], system: str, tools: tuple[Tool, ...]
+        self, messages: list[dict], system: str, tools: tuple[Tool, ...],
+        options: Options = NO_OPTIONS,
     ) -> Iterator[str | Reply]:
         """The one method a provider writes: yield text deltas (and `Reasoning` deltas),
-        then the Reply last."""
+        then the Reply last, honouring `options` as far as the model can."""
         raise NotImplementedError
 
     def describe(self) -> str:

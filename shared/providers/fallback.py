@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .base import Provider, ProviderError, Reply, Tool
+from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 
 
 class FallbackProvider(Provider):
@@ -23,7 +23,8 @@ class FallbackProvider(Provider):
         """Every provider in the order they are tried."""
         return " -> ".join(p.describe() for p in self.providers)
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+    def turn(self, messages, system, tools: tuple[Tool, ...],
+             options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Each provider's turn in order, until one succeeds or one has shown output."""
         failures = []
         for provider in self.providers:
@@ -31,7 +32,7 @@ class FallbackProvider(Provider):
                 provider.on_notice = self.notice
             started = False
             try:
-                for item in provider.turn(messages, system, tools):
+                for item in provider.turn(messages, system, tools, options):
                     if isinstance(item, str):  # a text or reasoning delta is on screen
                         started = True
                     yield item

@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from .base import ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
+from .base import Options, ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
 from .sdk_base import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
@@ -58,6 +58,18 @@ class OpenAIProvider(SDKProvider):
                     "name": t.name, "description": t.description, "parameters": t.schema}}
                 for t in tools
             ]
+        return params
+
+    def with_options(self, params: dict, options: Options) -> dict:
+        """`params` with this call's options in OpenAI's words."""
+        params = dict(params)
+        if options.max_tokens:
+            limit = "max_completion_tokens" if "max_completion_tokens" in params else "max_tokens"
+            params[limit] = options.max_tokens
+        if options.tool_choice and params.get("tools"):
+            params["tool_choice"] = openai_tool_choice(options.tool_choice)
+        if options.stop:
+            params["stop"] = list(options.stop)
         return params
 
     def _open(self, params: dict):
@@ -189,6 +201,13 @@ class ToolCallAssembler:
 def error_text(error) -> str:
     """The message inside a mid-stream `error` payload, whatever its shape."""
     return error.get("message", error) if isinstance(error, dict) else error
+
+
+def openai_tool_choice(choice: str) -> str | dict:
+    """tao's tool_choice ("auto", "none", "required", a tool's name) in OpenAI's shape."""
+    if choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
 
 
 def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:

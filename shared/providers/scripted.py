@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import Provider, ProviderError, Reply, Tool, ToolCall
+from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, ToolCall
 
 SCRIPT_SHAPE = ('a JSON list; each entry a string, {"text", "tool_calls": [{"id", "name", '
                 '"args"}], "stop_reason", "usage"}, or a fault {"error", "partial"}')
@@ -17,8 +17,9 @@ SCRIPT_SHAPE = ('a JSON list; each entry a string, {"text", "tool_calls": [{"id"
 class ScriptedProvider(Provider):
     """Replays `replies` (a str, a Reply, or an exception to raise) one per turn.
 
-    Each call is recorded in `self.calls` as {"messages", "system", "tools"}, copied at
-    the moment of the call, so a test can check exactly what the model was shown. An
+    Each call is recorded in `self.calls` as {"messages", "system", "tools", "options"},
+    copied at the moment of the call, so a test can check exactly what the model was
+    shown. An
     exception with a `partial` attribute streams that text first, then is raised: a
     stream that broke off mid-reply.
     """
@@ -50,10 +51,11 @@ class ScriptedProvider(Provider):
             raise ProviderError(f"{where} must hold {SCRIPT_SHAPE}")
         return cls([_entry(item, number, where) for number, item in enumerate(items, 1)])
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+    def turn(self, messages, system, tools: tuple[Tool, ...],
+             options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Record the call, then stream the next canned reply (or break off, or raise)."""
         self.calls.append({"messages": copy.deepcopy(messages), "system": system,
-                           "tools": list(tools)})
+                           "tools": list(tools), "options": options})
         turn = len(self.calls)
         if turn > len(self.replies):
             raise ProviderError(f"scripted model ran out of replies after turn {turn - 1}")

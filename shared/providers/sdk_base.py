@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-from .base import Provider, ProviderError, Reasoning, Reply, Tool, redact
+from .base import NO_OPTIONS, Options, Provider, ProviderError, Reasoning, Reply, Tool, redact
 
 DEFAULT_TIMEOUT = 60.0  # seconds of silence allowed between two events
 CONNECT_TIMEOUT = 10.0  # a server that accepts nothing for this long is not there
@@ -178,9 +178,10 @@ class SDKProvider(Provider):
         self.endpoint = endpoint(self._client.base_url)
         self._secrets = [api_key, *url_secrets(base_url), *url_secrets(self._client.base_url)]
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+    def turn(self, messages, system, tools: tuple[Tool, ...],
+             options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Yield deltas and the Reply; retry a failed request while nothing is shown."""
-        params = self.request(messages, system, tools)
+        params = self.with_options(self.request(messages, system, tools), options)
         for attempt in range(1, self.attempts + 1):
             shown: list[str] = []  # what this attempt has put on the screen
             try:
@@ -197,6 +198,10 @@ class SDKProvider(Provider):
             self.notice(f"{failure.what}: retrying in {wait:g} s, "
                         f"attempt {attempt + 1} of {self.attempts}")
             time.sleep(wait)
+
+    def with_options(self, params: dict, options: Options) -> dict:
+        """`params` (from `request()`) with this call's options in the API's words."""
+        raise NotImplementedError
 
     def _retry_wait(self, failure: Failure, attempt: int, shown: list) -> float | None:
         """Seconds to wait before the next attempt, or None when there is none."""

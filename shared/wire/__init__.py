@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from rich.console import Console
 
-from ..providers.base import Provider, ProviderError, Reply, Tool
+from ..providers.base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..providers.defaults import DEFAULT_MODELS
 from .body import FLAVOURS, endpoint, flavour_of, sdk_body, sdk_provider, would_send
 from .events import WireLog, synthesize
@@ -89,21 +89,22 @@ class WireTap(Provider):
         """The wrapped provider's own line."""
         return self.provider.describe()
 
-    def stream(self, messages: list[dict], system: str = "") -> Iterator[str]:
+    def stream(self, messages: list[dict], system: str = "", *, stop=()) -> Iterator[str]:
         """Show the request at once, before the caller prints a label for the reply."""
-        self._show_request(messages, system, ())
+        self._show_request(messages, system, (), Options(stop=stop))
         self._request_shown = True  # the turn this stream runs shows no second copy
-        return super().stream(messages, system)
+        return super().stream(messages, system, stop=stop)
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+    def turn(self, messages, system, tools: tuple[Tool, ...],
+             options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """The wrapped turn, with the request shown before it and the response after."""
         if not vars(self).pop("_request_shown", False):
-            self._show_request(messages, system, tools)
+            self._show_request(messages, system, tools, options)
         log, reply, deltas = WireLog(), None, []
         self.last_log = log
         try:
             with _listening(self.provider, log.record):
-                for item in self.provider.turn(messages, system, tools):
+                for item in self.provider.turn(messages, system, tools, options):
                     if isinstance(item, str):
                         deltas.append(item)
                         yield item
@@ -115,13 +116,13 @@ class WireTap(Provider):
         self._show_response(log, reply, deltas)
         yield reply
 
-    def _show_request(self, messages, system, tools) -> None:
+    def _show_request(self, messages, system, tools, options: Options) -> None:
         """Build the body for this turn, keep it, and print it."""
         if self.sdk is not None:
-            body = sdk_body(self.sdk, messages, system, tools)
+            body = sdk_body(self.sdk, messages, system, tools, options)
             note = "the body as sent; the API key travels in a header and is never shown"
         else:
-            body = would_send(self.flavour, messages, system, tools)
+            body = would_send(self.flavour, messages, system, tools, options)
             note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
                     f"({self.provider.name} model)")
         self.last_request = body

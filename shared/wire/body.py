@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from ..providers.anthropic_provider import AnthropicProvider
+from ..providers.base import NO_OPTIONS, Options
 from ..providers.defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS
 from ..providers.openai_provider import OpenAIProvider
 
@@ -42,13 +43,16 @@ def flavour_of(provider) -> str | None:
     return next(name for name, cls in FLAVOURS.items() if isinstance(sdk, cls))
 
 
-def sdk_body(provider, messages: list[dict], system: str = "", tools=()) -> dict:
+def sdk_body(provider, messages: list[dict], system: str = "", tools=(),
+             options: Options = NO_OPTIONS) -> dict:
     """The body an SDK provider sends for this turn: its own request(), as JSON."""
-    return body_of(sdk_provider(provider).request(messages, system, tools))
+    sdk = sdk_provider(provider)
+    return body_of(sdk.with_options(sdk.request(messages, system, tools), options))
 
 
-def would_send(flavour: str, messages: list[dict], system: str = "", tools=(), *,
-               model: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS) -> dict:
+def would_send(flavour: str, messages: list[dict], system: str = "", tools=(),
+               options: Options = NO_OPTIONS, *, model: str | None = None,
+               max_tokens: int = DEFAULT_MAX_TOKENS) -> dict:
     """The body tao's `flavour` provider would send, from its real request() on a stand-in."""
     cls = FLAVOURS[flavour]
     stand_in = object.__new__(cls)  # the settings request() reads, and no client
@@ -57,7 +61,7 @@ def would_send(flavour: str, messages: list[dict], system: str = "", tools=(), *
     stand_in.max_tokens = max_tokens
     stand_in.base_url = None
     stand_in.include_usage = True  # OpenAI: asks for usage in a last chunk, as tao does
-    return body_of(cls.request(stand_in, messages, system, tools))
+    return body_of(stand_in.with_options(stand_in.request(messages, system, tools), options))
 
 
 def body_of(params: dict) -> dict:

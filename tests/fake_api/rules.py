@@ -70,6 +70,13 @@ def anthropic_tools(body, headers):
             return "tools.input_schema.type: Input should be 'object'"
 
 
+def anthropic_stop_sequences(body, headers):
+    """stop_sequences: a list of non-empty strings."""
+    stop = body.get("stop_sequences", [])
+    if not isinstance(stop, list) or not all(isinstance(s, str) and s for s in stop):
+        return "stop_sequences: Input should be a list of non-empty strings"
+
+
 def anthropic_tool_choice(body, headers):
     """tool_choice: auto, any, tool (naming one of the tools) or none; only with tools."""
     choice = body.get("tool_choice")
@@ -154,7 +161,7 @@ def _check_anthropic_block(i: int, role: str, block: dict) -> str | None:
 
 
 ANTHROPIC_RULES = (anthropic_key, anthropic_fields, anthropic_system, anthropic_tools,
-                   anthropic_tool_choice, anthropic_messages)
+                   anthropic_tool_choice, anthropic_stop_sequences, anthropic_messages)
 
 
 def check_anthropic(body: dict, headers) -> str | None:
@@ -174,7 +181,8 @@ def openai_key(body, headers):
 def openai_fields(body, headers):
     """Known fields only; a model; max_completion_tokens for OpenAI's newer models."""
     allowed = {"model", "messages", "stream", "stream_options", "tools", "tool_choice",
-               "max_tokens", "max_completion_tokens", "temperature", "parallel_tool_calls"}
+               "max_tokens", "max_completion_tokens", "temperature", "parallel_tool_calls",
+               "stop"}
     extra = [key for key in body if key not in allowed]
     if extra:
         return f"Unrecognized request argument supplied: {extra[0]}"
@@ -185,6 +193,12 @@ def openai_fields(body, headers):
                 "Use 'max_completion_tokens' instead.")
     if body.get("stream") is not True:
         return "this fake serves streamed requests only (stream: true)"
+    stop = body.get("stop", [])
+    if isinstance(stop, str):
+        stop = [stop]
+    if not isinstance(stop, list) or len(stop) > 4 or not all(
+            isinstance(s, str) and s for s in stop):
+        return "stop: up to 4 non-empty strings"
     if body.get("stream_options") not in (None, {"include_usage": True},
                                           {"include_usage": False}):
         return "stream_options: unknown shape"

@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Iterator
 
-from ..base import Provider, ProviderError, Reply, Tool
+from ..base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..defaults import DEFAULT_MODELS
 from .conversation import read_situation
 from .quirks import QUIRKS, apply_quirk
@@ -54,18 +54,40 @@ class OfflineProvider(Provider):
         extra = f" with the {self.quirk} quirk" if self.quirk else ""
         return f"offline, the built-in rule-based model{extra}"
 
-    def turn(self, messages, system, tools: tuple[Tool, ...]) -> Iterator[str | Reply]:
+    def turn(self, messages, system, tools: tuple[Tool, ...],
+             options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Decide the reply by the rules, stream its text in small deltas, then the Reply."""
-        situation = read_situation(messages, system or "", tools)
+        usable = _allowed(tools, options.tool_choice)
+        situation = read_situation(messages, system or "", usable)
         draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
                             tool_names=situation.catalogue)
+        stop_reason = "tool_use" if draft.calls else "end_turn"
+        cut = _stop_at(draft.text, options.stop)
+        if cut is not None:  # a stop sequence ends the reply where it would begin
+            draft = Draft(draft.text[:cut], [])
+            stop_reason = "stop_sequence"
         for piece in DELTA.findall(draft.text):
             if self.delay:
                 time.sleep(self.delay)
             yield piece
-        stop_reason = "tool_use" if draft.calls else "end_turn"
         yield Reply(draft.text, draft.calls, stop_reason,
                     estimate_usage(messages, system or "", tools, draft))
+
+
+def _allowed(tools: tuple[Tool, ...], choice: str | None) -> tuple[Tool, ...]:
+    """The tools this call may use: none for "none", only the named one when one is named
+    ("auto" and "required" leave them all; the rules call a tool whenever one fits)."""
+    if choice == "none":
+        return ()
+    if choice in (None, "auto", "required"):
+        return tools
+    return tuple(t for t in tools if t.name == choice)
+
+
+def _stop_at(text: str, stop: tuple[str, ...]) -> int | None:
+    """Where the first stop sequence begins in `text`, or None if none occurs."""
+    found = [text.find(s) for s in stop if s and s in text]
+    return min(found) if found else None
 
 
 def estimate_usage(messages, system: str, tools, draft: Draft) -> dict:
