@@ -1,25 +1,34 @@
 """The plumbing every stage's `main.py` shares, kept out of the lesson.
 
     parser = stage_parser(__doc__)       # --provider, --model, --save-trace, --show-wire
+    args = parser.parse_args()
+    with open_session(args) as (provider, trace):   # the one wiring point
+        chat(provider, trace, ...)
     run(main)                            # clean one-line errors, never a traceback
 
-`run` also readies the terminal: line editing (readline) where the platform has it,
-undecodable input read with replacement characters instead of crashing, and any
-`--save-trace` file written on every way out.
+`open_session` is the one place where the model meets the screen: it builds the provider
+the options and the environment ask for, says once which model answers, and hands the
+provider's hooks (`on_reply`, `on_notice`) to the trace; with `--show-wire` it puts a
+`WireTap` between them that prints on the trace's own console. Leaving the `with` block,
+however it is left, finishes the trace (and saves it, with `--save-trace`).
+
+`run` readies the terminal (line editing where the platform has it, undecodable input read
+with replacement characters instead of crashing) and turns what a learner can fix into one
+line.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .providers import PROVIDERS, ProviderError
+from .providers import PROVIDERS, Provider, ProviderError, build_provider, choose_provider
 from .providers.offline import QUIRKS
-from .trace import finish_open_traces, visible
+from .terminal import prepare_terminal
+from .trace import Trace, visible
 
 TRACE_FORMATS = (".svg", ".html", ".htm")
 
@@ -53,11 +62,11 @@ def stage_parser(doc: str | None) -> argparse.ArgumentParser:
                         help="also save what was shown, as SVG or HTML, however the "
                              "session ends")
     parser.add_argument("--show-wire", nargs="?", const="anthropic", metavar="API",
-                        choices=("anthropic", "openai"), action=_ShowWireAction,
+                        choices=("anthropic", "openai"),
                         help="print each request body and the response events as they go "
                              "over the wire; with the offline model, as they would go to "
                              "API (anthropic, the default, or openai)")
-    parser.add_argument("--quirk", choices=QUIRKS, action=_QuirkAction,
+    parser.add_argument("--quirk", choices=QUIRKS,
                         help="make the offline model misbehave like a real one (for watching "
                              "the loop cope)")
     return parser
@@ -78,75 +87,111 @@ def trace_path(value: str) -> str:
     return value
 
 
-class _QuirkAction(argparse.Action):
-    """--quirk sets TAO_OFFLINE_QUIRK, which the offline model reads when it is built."""
-
-    def __call__(self, parser, namespace, value, option_string=None):
-        os.environ["TAO_OFFLINE_QUIRK"] = value
-        setattr(namespace, self.dest, value)
+# ---------------------------------------------------------------- the wiring point
 
 
-class _ShowWireAction(argparse.Action):
-    """--show-wire sets TAO_SHOW_WIRE, which get_provider reads to wrap the provider."""
+class Session:
+    """A stage's provider and trace, wired; `with` it, and the trace is finished (and
+    saved) however the block is left, with the error that ended it in the saved copy."""
 
-    def __call__(self, parser, namespace, value, option_string=None):
-        os.environ["TAO_SHOW_WIRE"] = value
-        setattr(namespace, self.dest, value)
+    def __init__(self, provider: Provider, trace: Trace):
+        self.provider, self.trace = provider, trace
+
+    def __enter__(self) -> tuple[Provider, Trace]:
+        return self.provider, self.trace
+
+    def __exit__(self, kind, exc, traceback) -> None:
+        if isinstance(exc, BrokenPipeError):
+            _stdout_gone()  # the screen went away: still save what was shown
+        self.trace.finish(last_words(exc)[1])
+
+
+def open_session(args: argparse.Namespace, env=None) -> Session:
+    """The provider and the trace a stage talks to, wired together (see the module's
+    docstring); `args` from `stage_parser`, the environment read here and only here for
+    what the stage options may also set (TAO_PROVIDER, TAO_MODEL, TAO_SHOW_WIRE)."""
+    env = os.environ if env is None else env
+    name, why = choose_provider(args.provider, env)
+    show_wire = wire_flavour(args.show_wire or env.get("TAO_SHOW_WIRE"))
+    if args.quirk and name != "offline":
+        raise ProviderError(f"--quirk {args.quirk} makes the offline model misbehave, but "
+                            f"{name} answers here: add --provider offline")
+    extra = {"quirk": args.quirk} if args.quirk else {}
+    provider = build_provider(name, args.model or env.get("TAO_MODEL") or None, **extra)
+    announce(provider, why)
+    trace = Trace(save=args.save_trace)
+    return Session(connect(provider, trace, show_wire), trace)
+
+
+def connect(provider: Provider, trace: Trace, show_wire: str | None = None) -> Provider:
+    """Point `provider`'s hooks at `trace`: each reply's numbers and each retry note reach
+    the screen. With `show_wire` (an API's name), return it wrapped in a WireTap that
+    prints each request and its events on the trace's console."""
+    provider.on_notice = trace.note
+    if show_wire:
+        from .wire import WireTap  # only a session that shows the wire pays for it
+
+        provider = WireTap(provider, trace.console, show_wire)
+    provider.on_reply = trace.model_reply
+    return provider
+
+
+def announce(provider: Provider, why: str) -> None:
+    """Say once, on stderr, which model answers and why; with none set, how to get one."""
+    line = f"model: {provider.describe()} ({why})"
+    if why == "no API key is set":
+        line += ("\n       for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+                 "or use --provider ollama")
+    print(line, file=sys.stderr)
+
+
+def wire_flavour(value: str | None) -> str | None:
+    """The API a --show-wire / TAO_SHOW_WIRE value asks for; None when it is off."""
+    from .wire import wire_flavour as flavour  # imported only when asked about
+
+    return flavour(value) if value else None
+
+
+# ---------------------------------------------------------------- the way out
 
 
 def run(main: Callable[[], object]) -> None:
     """Run a stage's main(); turn the failures a learner can fix into one line."""
     prepare_terminal()
     try:
-        code = _run(main)
+        code, words = _run(main)
     except BrokenPipeError:  # whatever read the output (`| head`) stopped reading
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error
-        finish_open_traces()
-        code = 1
+        _stdout_gone()
+        code, words = 1, ""
+    if words:
+        print(words, file=sys.stderr)
     sys.exit(code)
 
 
-def _run(main: Callable[[], object]) -> int:
-    """main()'s exit code; an error or Ctrl-C said in one line; open traces finished."""
-    code, last_words = 0, ""
+def _run(main: Callable[[], object]) -> tuple[int, str]:
+    """main()'s exit code, and the one line that says why it ended, if it failed."""
     try:
         result = main()
-        code = result if isinstance(result, int) else 0
-    except ProviderError as exc:
-        code, last_words = 1, f"error: {visible(str(exc))}"
-    except EOFError:  # Ctrl-D where a stage reads one line only: the trace says bye
-        pass
-    except KeyboardInterrupt:
-        code, last_words = 130, "cancelled (Ctrl-C)"
-        print(file=sys.stderr)  # leave the line the ^C was typed on
-    finally:
-        if last_words:
-            print(last_words, file=sys.stderr)
-        finish_open_traces(last_words)  # whatever happened, what was shown is not lost
-    return code
+    except (ProviderError, EOFError, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            print(file=sys.stderr)  # leave the line the ^C was typed on
+        return last_words(exc)
+    return (result if isinstance(result, int) else 0), ""
 
 
-def prepare_terminal() -> None:
-    """Any bytes in, any text out; line editing and history where `readline` exists."""
-    for stream in (sys.stdin, sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            # invalid UTF-8 becomes U+FFFD instead of an exception (or of surrogates
-            # that crash the SDKs when the text is sent)
-            reconfigure(errors="replace")
-    for ending in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # `kill`, a closed window
-        if ending is not None:
-            signal.signal(ending, _leave)
-    try:
-        if sys.stdin is not None and sys.stdin.isatty():
-            import readline  # noqa: F401  (importing it is what turns line editing on)
-    except ImportError:  # Windows: plain input(), still correct
-        pass
+def last_words(exc: BaseException | None) -> tuple[int, str]:
+    """The exit code for a session ended by `exc`, and the line that says so ("" if none).
+    Ctrl-D where a stage reads one line only ends it quietly: the trace says bye."""
+    if isinstance(exc, ProviderError):
+        return 1, f"error: {visible(str(exc))}"
+    if isinstance(exc, KeyboardInterrupt):
+        return 130, "cancelled (Ctrl-C)"
+    return 0, ""
 
 
-def _leave(signum, frame) -> None:
-    """A request to stop from outside: leave through run(), so the trace is still saved."""
-    raise SystemExit(128 + signum)
+def _stdout_gone() -> None:
+    """Point stdout at nothing, so no later print or flush fails on a closed pipe."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _readable(arg: str) -> str:

@@ -8,6 +8,10 @@ instead of reaching the terminal. Colour only on a terminal; `NO_COLOR` is honou
 
 Text streams through one path: `stream_delta` opens the answer line and extends it,
 `answer` completes it, and anything else printed first closes it (`_print`).
+
+A trace hears of each model call through `model_reply(reply)`, which a stage's
+`open_session` (shared/stage_main.py) makes the provider's `on_reply` hook; nothing here
+registers itself anywhere. Reading the keyboard is `shared/terminal.py`'s job.
 """
 
 from __future__ import annotations
@@ -15,12 +19,10 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 import time
-import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,28 +32,16 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from .providers.base import listen
+from .terminal import LEAVE_HINT, Keyboard, visible
+
+__all__ = ["LEAVE_HINT", "SILENT", "Trace", "TurnStats", "cut", "make_console", "shown",
+           "tokens_text", "visible"]
 
 STYLES = {"you": "bold cyan", "think": "magenta", "act": "yellow", "observe": "green",
           "answer": "bold", "error": "bold red", "meta": "dim"}
 OBSERVE_CHARS = 1500  # an observation longer than this is cut, visibly
 OBSERVE_LINES = 20
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # a COLUMNS outside this range is clamped into it
-LEAVE_HINT = "to leave: an empty line, Ctrl-D, or Ctrl-C again"
-
-# C0 and C1 control characters (all but newline and tab), bidi overrides and lone
-# surrogates, each mapped to the escape that names it: shown, never executed.
-_HIDDEN = [*range(0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F),
-           *range(0x2066, 0x206A), *range(0xD800, 0xE000)]
-_VISIBLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _HIDDEN
-            if chr(c) not in "\n\t"}
-
-
-def visible(text: str) -> str:
-    """`text` safe for a terminal: control characters shown as escapes like `\\x1b`."""
-    return text.replace("\r\n", "\n").translate(_VISIBLE)
-
-
 def make_console(file=None, width: int | None = None, record: bool = False) -> Console:
     """A console that never auto-highlights model text, at a sane width whatever COLUMNS says."""
     if width is None and "COLUMNS" in os.environ:
@@ -90,28 +80,6 @@ def shown(value) -> str:
     return visible(cut(value.replace("\n", "\\n"), 200))  # one line: a title, say
 
 
-_OPEN: weakref.WeakSet[Trace] = weakref.WeakSet()  # traces not finished yet
-
-
-def current_console() -> Console:
-    """The console of the trace on screen (a stage has one), else a new plain one."""
-    for trace in list(_OPEN):
-        return trace.console
-    return make_console()
-
-
-def finish_open_traces(last_words: str = "") -> None:
-    """Finish every trace not finished yet: any way out of a stage's process calls this.
-
-    `last_words` (the error that ended the process, already on stderr) is added to what
-    is saved, without printing it again.
-    """
-    for trace in list(_OPEN):
-        if last_words:
-            trace._record(Text(visible(last_words), STYLES["error"]))
-        trace.finish()
-
-
 class Trace:
     """Prints the events of a run; optionally saves them (`.svg` or `.html`) at the end."""
 
@@ -121,10 +89,11 @@ class Trace:
         self._mark = time.perf_counter()
         self._streamed: list[str] | None = None  # deltas of the reply now streaming, if any
         self._ended_by = ""  # how the learner left, once they have
-        self._interrupts = 0  # Ctrl-C presses in a row at an empty prompt
         self._turn = TurnStats()  # what this turn's model calls cost, for its summary
         self._reply = None  # the latest model reply not yet shown with its numbers
-        _OPEN.add(self)
+        self._finished = False
+        self._keyboard = Keyboard(self.console, show=self._print, note=self.note,
+                                  record=self._record)
 
     # what the learner typed, and the start of each loop iteration
 
@@ -135,19 +104,11 @@ class Trace:
 
     def prompt(self) -> str:
         """Read one line; EOFError when the learner leaves (Ctrl-D, or Ctrl-C twice)."""
-        while True:
-            try:
-                line = self._read_line()
-                break
-            except KeyboardInterrupt:
-                if self._interrupted():
-                    self._ended_by = "Ctrl-C"
-                    raise EOFError from None
-            except EOFError:
-                self.console.print()  # end the prompt's line before the session ends
-                self._ended_by = "Ctrl-D" if _interactive(self.console) else "end of input"
-                raise
-        self._interrupts = 0
+        try:
+            line = self._keyboard.read(Text("you> ", STYLES["you"]))
+        except EOFError:
+            self._ended_by = self._keyboard.ended_by
+            raise
         self._ended_by = "" if line.strip() else "an empty line"
         self._start_turn()
         return line
@@ -234,13 +195,18 @@ class Trace:
         """A dim line about the session (a cancelled reply, a retry)."""
         self._print(Text(visible(message), STYLES["meta"]), cut_off=True)
 
-    def finish(self) -> None:
-        """Say how the learner left, and save what was shown if asked to (once)."""
-        if self not in _OPEN:
+    def finish(self, last_words: str = "") -> None:
+        """Say how the learner left, and save what was shown if asked to (once).
+
+        `last_words` (the error that ended the process, already on stderr) is added to
+        what is saved, without printing it again."""
+        if self._finished:
             return
+        if last_words:
+            self._record(Text(visible(last_words), STYLES["error"]))
         if self._ended_by:  # (if the screen is gone, this raises; a second finish saves)
             self._print(Text(f"bye ({self._ended_by})", STYLES["meta"]))
-        _OPEN.discard(self)
+        self._finished = True
         if self.save_path:
             self._save(Path(self.save_path))
 
@@ -280,8 +246,9 @@ class Trace:
         self._mark = self._turn_mark = time.perf_counter()
         self._turn, self._reply = TurnStats(), None
 
-    def _on_reply(self, reply) -> None:
-        """A model call finished (any provider): keep it for the next panel and the summary."""
+    def model_reply(self, reply) -> None:
+        """A model call finished: keep it for the next panel and the turn's summary (the
+        provider's `on_reply` hook)."""
         self._turn.add(reply)
         self._reply = reply
 
@@ -303,32 +270,6 @@ class Trace:
         if reply is not None and getattr(reply, "reasoning", ""):
             self._panel(Text(visible(cut(reply.reasoning))), "think · reasoning",
                         STYLES["think"])
-
-    def _read_line(self) -> str:
-        """One line from the keyboard (through readline when loaded) or from a pipe."""
-        prompt = Text("you> ", STYLES["you"])
-        if _interactive(self.console):
-            line = input(_readline_prompt(self.console, prompt))
-            self._record(prompt + Text(visible(line)))  # the terminal echoed it, unrecorded
-            return line
-        self._print(prompt, end="")
-        self.console.file.flush()
-        line = input()
-        self.console.print(Text(visible(line)))  # piped input is not echoed: show it
-        return line
-
-    def _interrupted(self) -> bool:
-        """Ctrl-C at the prompt: clear the line (↑ brings it back); twice on nothing leaves."""
-        self.console.print()
-        typed = _line_buffer()
-        if typed:
-            _remember(typed)
-            self._interrupts = 0
-            return False
-        self._interrupts += 1
-        if self._interrupts == 1:
-            self.note(LEAVE_HINT)
-        return self._interrupts > 1
 
     def _record(self, renderable) -> None:
         """Add `renderable` to a saved trace without printing it."""
@@ -354,40 +295,6 @@ class Trace:
                   f"saved it to {rescue} instead", file=sys.stderr)
             return
         print(f"trace saved to {path}", file=sys.stderr)
-
-
-def _interactive(console: Console) -> bool:
-    """True when a person types at a terminal and this console prints to that terminal."""
-    try:
-        return (sys.stdin.isatty() and console.file is sys.stdout
-                and sys.stdout.isatty())
-    except (AttributeError, ValueError):  # no stdin at all, or a closed one
-        return False
-
-
-_ANSI = re.compile(r"(\x1b\[[0-9;]*m)")
-
-
-def _readline_prompt(console: Console, prompt: Text) -> str:
-    """The prompt as the terminal text `input()` prints, colours fenced off for readline."""
-    with console.capture() as capture:
-        console.print(prompt, end="")
-    text = capture.get()
-    # readline counts the prompt's width to place the cursor: \x01..\x02 hide the colours
-    return _ANSI.sub("\x01\\1\x02", text) if "readline" in sys.modules else text
-
-
-def _line_buffer() -> str:
-    """What was typed on the prompt's line when Ctrl-C came (readline only; else "")."""
-    readline = sys.modules.get("readline")
-    return readline.get_line_buffer() if readline else ""
-
-
-def _remember(line: str) -> None:
-    """Keep a cleared line in the history, so ↑ brings it back."""
-    readline = sys.modules.get("readline")
-    if readline:
-        readline.add_history(line)
 
 
 class TurnStats:
@@ -447,25 +354,18 @@ def _titled(kind: str, name, call_id) -> str:
     return title + f" · {shown(call_id)}" if call_id else title
 
 
-def _tell_open_traces(event: str, provider, payload) -> bool:
-    """Every open trace hears of each finished reply and each note from any provider."""
-    traces = list(_OPEN)
-    for trace in traces:
-        if event == "reply":
-            trace._on_reply(payload)
-        else:
-            trace.note(payload)
-    return bool(traces)
-
-
-listen(_tell_open_traces)
-
-
 class Silent:
-    """A trace that shows nothing: the default when a loop runs without a screen."""
+    """A trace that shows nothing: the default when a loop runs without a screen. It
+    answers to Trace's own methods only, so a misspelt trace call fails here too."""
 
     def __getattr__(self, name):
-        return lambda *args, **kwargs: None
+        if name.startswith("_") or not callable(getattr(Trace, name, None)):
+            raise AttributeError(f"a trace has no method {name!r}")
+        return _nothing
+
+
+def _nothing(*args, **kwargs) -> None:
+    """What every method of the silent trace does."""
 
 
 SILENT = Silent()

@@ -38,12 +38,9 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 @pytest.fixture(autouse=True)
 def offline_only(monkeypatch):
-    """No keys from the developer's shell; the provider announcement kept off stderr."""
+    """No keys from the developer's shell."""
     for name in REMOVED:
         monkeypatch.delenv(name, raising=False)
-    import shared.providers as providers
-
-    monkeypatch.setattr(providers, "_announced", True)  # keep stderr quiet in-process
 
 
 @pytest.fixture(autouse=True)

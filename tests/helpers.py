@@ -107,10 +107,8 @@ def _stage_modules(folder: Path) -> Iterator[None]:
 def in_process(argv: list[str], program: Callable[[], object], *, stdin: str,
                env: dict) -> subprocess.CompletedProcess:
     """Run `program` as a fresh process would run it; what it printed, and its exit code."""
-    import shared.providers as providers  # its one-per-process announcement starts unsaid
-
     saved = _ProcessState.save()
-    sys.argv, providers._announced = list(argv), False
+    sys.argv = list(argv)
     os.environ.clear()
     os.environ.update(env)
     os.chdir(ROOT)
@@ -155,24 +153,18 @@ class _ProcessState:
 
     @classmethod
     def save(cls) -> _ProcessState:
-        """Remember argv, streams, environment, folder, handlers and the announcement."""
-        import shared.providers as providers
-
+        """Remember argv, streams, environment, folder and signal handlers."""
         state = cls()
         state.argv, state.streams = sys.argv, (sys.stdin, sys.stdout, sys.stderr)
         state.environ, state.cwd = dict(os.environ), os.getcwd()
         state.handlers = {s: signal.getsignal(s) for s in cls.SIGNALS}
-        state.announced = providers._announced
         return state
 
     def restore(self) -> None:
         """Put everything `save` remembered back."""
-        import shared.providers as providers
-
         sys.argv, (sys.stdin, sys.stdout, sys.stderr) = self.argv, self.streams
         os.environ.clear()
         os.environ.update(self.environ)
         os.chdir(self.cwd)
         for number, handler in self.handlers.items():
             signal.signal(number, handler)
-        providers._announced = self.announced

@@ -431,7 +431,7 @@ def test_usage_is_estimated_from_characters():
 def test_a_bad_delay_setting_is_one_line_naming_the_variable(monkeypatch, value, allowed):
     monkeypatch.setenv("TAO_OFFLINE_DELAY", value)
     with pytest.raises(ProviderError) as caught:
-        get_provider("offline", quiet=True)
+        get_provider("offline")
     message = str(caught.value)
     assert "TAO_OFFLINE_DELAY" in message and allowed in message and "\n" not in message
 

@@ -64,8 +64,9 @@ def test_tao_model_sets_the_model(monkeypatch):
 
 
 def test_offline_path_imports_neither_sdk_and_says_what_it_is():
-    code = ("import sys\nfrom shared.providers import get_provider\n"
-            "p = get_provider()\nprint(''.join(p.stream([{'role': 'user', 'content': 'hi'}])))\n"
+    code = ("import sys\nfrom shared.stage_main import open_session, stage_parser\n"
+            "with open_session(stage_parser('').parse_args([])) as (p, trace):\n"
+            "    print(''.join(p.stream([{'role': 'user', 'content': 'hi'}])))\n"
             "print(sorted(m for m in ('anthropic', 'openai') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=clean_env(), timeout=30)

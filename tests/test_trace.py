@@ -15,7 +15,6 @@ from shared.trace import (
     MIN_WIDTH,
     Trace,
     cut,
-    finish_open_traces,
     make_console,
     visible,
 )
@@ -236,13 +235,19 @@ def test_every_way_out_of_the_prompt_says_so(monkeypatch):
         assert shown(trace).rstrip().endswith(f"bye ({reason})"), shown(trace)
 
 
-def test_finish_open_traces_saves_each_unsaved_trace_once(tmp_path, capsys):
+def test_a_session_saves_its_trace_once_with_the_error_that_ended_it(tmp_path, capsys):
+    from shared.providers import ProviderError, ScriptedProvider
+    from shared.stage_main import Session
+
     path = tmp_path / "t.html"
     trace = Trace(make_console(file=io.StringIO(), width=80, record=True), save=str(path))
-    trace.answer("kept")
-    finish_open_traces()  # what stage_main.run() does on any way out
-    finish_open_traces()
-    assert "kept" in path.read_text(encoding="utf-8")
+    with pytest.raises(ProviderError), Session(ScriptedProvider([]), trace) as (_, shown_to):
+        shown_to.answer("kept")
+        raise ProviderError("the server went away")
+    trace.finish()  # a second finish saves nothing more
+    saved = path.read_text(encoding="utf-8")
+    assert "kept" in saved and "error: the server went away" in saved
+    assert "the server went away" not in shown(trace), "stderr says it; the screen does not"
     assert capsys.readouterr().err.count("trace saved to") == 1
 
 

@@ -9,6 +9,7 @@ from helpers import load_stage
 
 from shared.providers import Reply, ScriptedProvider, ToolCall
 from shared.providers.base import Provider
+from shared.stage_main import connect
 from shared.trace import OBSERVE_CHARS, Trace, make_console
 
 LOOP05, LOOP07 = load_stage("05", "loop"), load_stage("07", "loop")
@@ -32,6 +33,7 @@ def test_native_ids_tokens_stop_reasons_and_the_turn_summary():
         Reply("Noon; 2 words.", [], "end_turn", {"input_tokens": 200, "output_tokens": 9}),
     ])
     trace, screen = screen_trace()
+    model = connect(model, trace)
     trace.request("time and words?")
     answer = LOOP07.agent_step("time and words?", [], model, "", trace, trace.stream_delta)
     trace.answer(answer)
@@ -54,6 +56,7 @@ def test_json_line_stages_get_tokens_from_stream_and_the_estimate_is_labelled():
                                           "estimated": True}),
     ])
     trace, screen = screen_trace()
+    model = connect(model, trace)
     trace.request("count")
     trace.answer(LOOP05.agent_step("count", [], model, "", trace))
     out = finished(trace, screen)
@@ -65,6 +68,7 @@ def test_a_streamed_answer_ends_with_what_its_one_call_cost():
     model = ScriptedProvider([Reply("Hi there.", [], "max_tokens",
                                     {"input_tokens": 9, "output_tokens": 4})])
     trace, screen = screen_trace()
+    model = connect(model, trace)
     trace.request("hi")
     trace.stream_answer(model.stream([{"role": "user", "content": "hi"}]))
     out = finished(trace, screen)
@@ -81,14 +85,31 @@ def test_a_cut_observation_says_how_much_the_model_read():
     assert "showing" not in finished(trace, screen), "an uncut panel says nothing about it"
 
 
-def test_retry_notes_reach_the_open_trace_not_stderr(capsys):
+def test_retry_notes_reach_the_connected_trace_not_stderr(capsys):
     trace, screen = screen_trace()
-    Provider().notice("overloaded (529): retrying in 1 s, attempt 2 of 3")
+    connect(model := Provider(), trace)
+    model.notice("overloaded (529): retrying in 1 s, attempt 2 of 3")
     out = finished(trace, screen)
     assert "overloaded (529): retrying in 1 s, attempt 2 of 3" in out
     assert capsys.readouterr().err == ""
-    Provider().notice("with no trace open")  # nobody to show it: one line on stderr
-    assert capsys.readouterr().err == "note: with no trace open\n"
+    Provider().notice("with no trace connected")  # nobody to show it: one line on stderr
+    assert capsys.readouterr().err == "note: with no trace connected\n"
+
+
+def test_two_sessions_in_one_process_hear_only_their_own_provider():
+    first, second = screen_trace(), screen_trace()
+    one = connect(ScriptedProvider([Reply("A.", [], "end_turn",
+                                          {"input_tokens": 11, "output_tokens": 1})]), first[0])
+    two = connect(ScriptedProvider([Reply("B.", [], "end_turn",
+                                          {"input_tokens": 22, "output_tokens": 2})]), second[0])
+    for (trace, _), model in ((first, one), (second, two)):
+        trace.request("hi")
+        trace.stream_answer(model.stream([{"role": "user", "content": "hi"}]))
+    one.notice("a note for the first")
+    out_one, out_two = finished(*first), finished(*second)
+    assert "turn: 1 model call · 11 in / 1 out tokens" in out_one and "22 in" not in out_one
+    assert "turn: 1 model call · 22 in / 2 out tokens" in out_two and "11 in" not in out_two
+    assert "a note for the first" in out_one and "a note" not in out_two
 
 
 def test_show_wire_prints_the_protocol_prompt_of_stage_04():

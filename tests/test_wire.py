@@ -24,7 +24,7 @@ from shared.providers import (
 )
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
-from shared.wire import WireLog, WireTap, elide, maybe_wrap, synthesize, would_send
+from shared.wire import WireLog, WireTap, elide, synthesize, would_send
 from shared.wire.render import STRING_LIMIT, log_line, show_request
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
@@ -336,21 +336,36 @@ def test_a_broken_stream_shows_what_arrived_and_raises_the_same_error():
 @pytest.mark.parametrize("value,flavour", [(None, None), ("", None), ("0", None),
                                            ("1", "anthropic"), ("anthropic", "anthropic"),
                                            (" OpenAI ", "openai")])
-def test_maybe_wrap_reads_tao_show_wire(value, flavour):
-    model = ScriptedProvider(["hi"])
-    env = {} if value is None else {"TAO_SHOW_WIRE": value}
-    wrapped = maybe_wrap(model, console(), env=env)
-    if flavour is None:
-        assert wrapped is model
-    else:
-        assert isinstance(wrapped, WireTap) and wrapped.flavour == flavour
-        assert maybe_wrap(wrapped, env=env) is wrapped, "never wrapped twice"
+def test_a_session_reads_tao_show_wire(value, flavour):
+    env = {"TAO_PROVIDER": "offline"} | ({} if value is None else {"TAO_SHOW_WIRE": value})
+    with session_of(env) as (provider, trace):
+        if flavour is None:
+            assert not isinstance(provider, WireTap)
+        else:
+            assert isinstance(provider, WireTap) and provider.flavour == flavour
+            assert provider.console is trace.console, "the wire shows on the trace's screen"
+            assert not isinstance(provider.provider, WireTap), "never wrapped twice"
 
 
-def test_a_bad_tao_show_wire_is_one_line_naming_the_choices(monkeypatch):
-    monkeypatch.setenv("TAO_SHOW_WIRE", "yes")
+def test_the_show_wire_option_wins_over_tao_show_wire():
+    with session_of({"TAO_SHOW_WIRE": "anthropic"}, show_wire="openai") as (provider, _):
+        assert provider.flavour == "openai"
+
+
+def session_of(env: dict, **options):
+    """A stage's session from `options` (as stage_parser would give them) and `env`."""
+    import argparse
+
+    from shared.stage_main import open_session
+
+    defaults = {"provider": None, "model": None, "save_trace": None, "show_wire": None,
+                "quirk": None}
+    return open_session(argparse.Namespace(**(defaults | options)), env)
+
+
+def test_a_bad_tao_show_wire_is_one_line_naming_the_choices():
     with pytest.raises(ProviderError) as caught:
-        maybe_wrap(ScriptedProvider([]))
+        session_of({"TAO_SHOW_WIRE": "yes"})
     message = str(caught.value)
     assert "\n" not in message and "'yes'" in message
     assert all(choice in message for choice in ("'1'", "'anthropic'", "'openai'"))

@@ -9,7 +9,6 @@ SDK-backed providers import their SDK only when built, so the offline path stays
 from __future__ import annotations
 
 import os
-import sys
 
 from .base import Options, Provider, ProviderError, Reasoning, Reply, Tool, ToolCall
 from .defaults import DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
@@ -64,24 +63,9 @@ def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
     raise ProviderError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}")
 
 
-_announced = False
-
-
-def get_provider(name: str | None = None, model: str | None = None, *, quiet=False,
-                 **kwargs) -> Provider:
-    """The provider a stage should use, announced once on stderr with how to switch."""
-    global _announced
-    name, why = choose_provider(name)
-    provider = build_provider(name, model or os.environ.get("TAO_MODEL") or None, **kwargs)
-    if not quiet and not _announced:
-        _announced = True
-        line = f"model: {provider.describe()} ({why})"
-        if why == "no API key is set":
-            line += ("\n       for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
-                     "or use --provider ollama")
-        print(line, file=sys.stderr)
-    if os.environ.get("TAO_SHOW_WIRE"):  # --show-wire: print each request and response
-        from ..wire import maybe_wrap
-
-        provider = maybe_wrap(provider)
-    return provider
+def get_provider(name: str | None = None, model: str | None = None, **kwargs) -> Provider:
+    """The provider `name` (else TAO_PROVIDER, a key, offline) for `model` (else
+    TAO_MODEL). It prints nothing and shows nothing: a stage's `open_session`
+    (shared/stage_main.py) announces it and connects it to the screen."""
+    name, _ = choose_provider(name)
+    return build_provider(name, model or os.environ.get("TAO_MODEL") or None, **kwargs)

@@ -137,13 +137,15 @@ class Provider:
 
     name = "provider"
     model = ""
+    # The hooks: plain attributes, set by whoever shows this provider's work (a stage's
+    # `open_session`, a test). None means nobody listens.
+    # called with each finished Reply: its tokens and stop reason reach the trace this way
+    on_reply: Callable[[Reply], None] | None = None
     # where retry notes go; None writes them to stderr as one `note:` line
     on_notice: Callable[[str], None] | None = None
     # called with (kind, data) for each event an SDK-backed provider reads off the wire
     # (Anthropic: the event's type; OpenAI: "chunk"); `--show-wire` listens here
     on_wire_event: Callable[[str, dict], None] | None = None
-    # the last complete Reply, so `stream()` callers can read its usage and stop reason
-    last_reply: Reply | None = None
 
     def stream(self, messages: list[dict], system: str = "", *,
                stop: Iterable[str] = ()) -> Iterator[str]:
@@ -191,8 +193,8 @@ class Provider:
                     if on_reasoning is not None:
                         on_reasoning(item)
                 elif type(item) is Reply:
-                    self.last_reply = item
-                    _tell("reply", self, item)
+                    if self.on_reply is not None:
+                        self.on_reply(item)
                     return item
                 else:
                     raise ProviderError(f"{self.name}: turn() yielded {type(item).__name__}, "
@@ -219,27 +221,8 @@ class Provider:
         """Pass a note (a retry, say) to `on_notice`, or write it as one line to stderr."""
         if self.on_notice is not None:
             self.on_notice(text)
-        elif not _tell("note", self, text):  # no trace on screen to show it
+        else:  # no trace on screen to show it
             print(f"note: {text}", file=sys.stderr, flush=True)
-
-
-_LISTENERS: list[Callable[[str, Provider, Any], bool]] = []
-
-
-def listen(listener: Callable[[str, Provider, Any], bool]) -> None:
-    """Have `listener(event, provider, payload)` hear every finished reply ("reply", the
-    Reply) and every note ("note", its text) of any provider; it returns whether it
-    showed the event. The trace listens, so each model call's tokens and stop reason and
-    each retry note reach the screen without every loop passing them along."""
-    _LISTENERS.append(listener)
-
-
-def _tell(event: str, provider: Provider, payload) -> bool:
-    """Tell every listener; True when one of them showed it."""
-    heard = False
-    for listener in _LISTENERS:
-        heard = bool(listener(event, provider, payload)) or heard
-    return heard
 
 
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-

@@ -1,6 +1,6 @@
 """`--show-wire`: what each model call really sends and receives.
 
-    provider = maybe_wrap(provider, console)   # TAO_SHOW_WIRE=1|anthropic|openai
+    provider = WireTap(provider, console, "anthropic")   # what --show-wire does
 
 Around every model call, `WireTap` prints the exact JSON request body (built by the
 providers' own `request()`, so it is what the SDK sends; the API key is never in it),
@@ -13,7 +13,6 @@ that API's documented shapes, and labelled so.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,12 +20,13 @@ from rich.console import Console
 
 from ..providers.base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..providers.defaults import DEFAULT_MODELS
+from ..trace import make_console
 from .body import FLAVOURS, endpoint, flavour_of, sdk_body, sdk_provider, would_send
 from .events import WireLog, synthesize
 from .render import elide, show_request, show_response
 
 __all__ = ["FLAVOURS", "SHOW_WIRE_VALUES", "WireLog", "WireTap", "elide", "flavour_of",
-           "maybe_wrap", "sdk_body", "synthesize", "wire_flavour", "would_send"]
+           "sdk_body", "synthesize", "wire_flavour", "would_send"]
 
 # TAO_SHOW_WIRE values: off, or which API's shapes to show for a model with no wire
 SHOW_WIRE_VALUES = {"": None, "0": None, "1": "anthropic", "anthropic": "anthropic",
@@ -42,15 +42,6 @@ def wire_flavour(value: str | None) -> str | None:
     return SHOW_WIRE_VALUES[key]
 
 
-def maybe_wrap(provider: Provider, console: Console | None = None, env=None) -> Provider:
-    """`provider` wrapped in a WireTap when TAO_SHOW_WIRE asks for it, else unchanged."""
-    env = os.environ if env is None else env
-    flavour = wire_flavour(env.get("TAO_SHOW_WIRE"))
-    if flavour is None or isinstance(provider, WireTap):
-        return provider
-    return WireTap(provider, console, flavour)
-
-
 class WireTap(Provider):
     """A provider that shows each call's request body and response events, then the
     wrapped provider's text and Reply, unchanged. Everything else is forwarded."""
@@ -61,21 +52,13 @@ class WireTap(Provider):
             raise ProviderError(f"show-wire: unknown API {flavour!r}: choose one of "
                                 f"{', '.join(FLAVOURS)}")
         self.provider = provider
-        self._console = console
+        # where the wire is shown: a stage gives its trace's, so a saved trace holds it too
+        self.console = console or make_console()
         self.sdk = sdk_provider(provider)  # None: no wire of its own, show `flavour`'s
         self.flavour = flavour_of(provider) or flavour
         self.last_request: dict | None = None  # the body shown last (for tests, --raw)
         self.last_log: WireLog | None = None
 
-    @property
-    def console(self) -> Console:
-        """Where the wire is shown: the given console, else the open trace's (so a saved
-        trace holds the wire too), else a plain one."""
-        if self._console is not None:
-            return self._console
-        from ..trace import current_console
-
-        return current_console()
 
     name = property(lambda self: self.provider.name)
     model = property(lambda self: self.provider.model)

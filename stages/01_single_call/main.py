@@ -6,9 +6,7 @@ No history, no system prompt, no tools yet; each of those is a later stage.
     uv run stages/01_single_call/main.py "What is an agent loop?"
 """
 
-from shared.providers import get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.stage_main import open_session, run, stage_parser
 
 
 def ask(provider, question: str) -> str:
@@ -21,16 +19,13 @@ def main() -> None:
     parser = stage_parser(__doc__)
     parser.add_argument("question", nargs="*", help="what to ask (default: read one line)")
     args = parser.parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-
-    if args.question:
-        question = " ".join(args.question)
-        trace.request(question)
-    else:
-        question = trace.prompt()
-    trace.answer(ask(provider, question))
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        if args.question:
+            question = " ".join(args.question)
+            trace.request(question)
+        else:
+            question = trace.prompt()
+        trace.answer(ask(provider, question))
 
 
 if __name__ == "__main__":

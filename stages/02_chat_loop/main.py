@@ -7,9 +7,8 @@ the session; Ctrl-C during a reply cancels that reply and leaves the history as 
     uv run stages/02_chat_loop/main.py
 """
 
-from shared.providers import ProviderError, get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.providers import ProviderError
+from shared.stage_main import open_session, run, stage_parser
 
 
 def chat(provider, trace) -> None:
@@ -38,10 +37,8 @@ def chat(provider, trace) -> None:
 
 def main() -> None:
     args = stage_parser(__doc__).parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-    chat(provider, trace)
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        chat(provider, trace)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,8 @@ unchanged. Later stages append their tool protocol to the same prompt.
 
 from context import build_context
 
-from shared.providers import ProviderError, get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.providers import ProviderError
+from shared.stage_main import open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str) -> None:
@@ -40,10 +39,8 @@ def chat(provider, trace, system: str) -> None:
 
 def main() -> None:
     args = stage_parser(__doc__).parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-    chat(provider, trace, build_context())
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        chat(provider, trace, build_context())
 
 
 if __name__ == "__main__":

@@ -9,9 +9,8 @@ shown. The result is not sent back to the model yet: stage 05 closes that loop.
 
 from loop import _parse_tool_call, build_agent_system, run_tool
 
-from shared.providers import ProviderError, get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.providers import ProviderError
+from shared.stage_main import open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str) -> None:
@@ -48,10 +47,8 @@ def chat(provider, trace, system: str) -> None:
 
 def main() -> None:
     args = stage_parser(__doc__).parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-    chat(provider, trace, build_agent_system())
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        chat(provider, trace, build_agent_system())
 
 
 if __name__ == "__main__":

@@ -9,9 +9,8 @@ inner loop, and the chat loop around it only keeps the final answers.
 
 from loop import agent_step, build_agent_system
 
-from shared.providers import ProviderError, get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.providers import ProviderError
+from shared.stage_main import open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str) -> None:
@@ -40,10 +39,8 @@ def chat(provider, trace, system: str) -> None:
 
 def main() -> None:
     args = stage_parser(__doc__).parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-    chat(provider, trace, build_agent_system())
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        chat(provider, trace, build_agent_system())
 
 
 if __name__ == "__main__":

@@ -10,9 +10,8 @@ each request is cut down to a token budget by whole turns, oldest first.
 from context import CONTEXT_BUDGET
 from loop import agent_step, build_agent_system
 
-from shared.providers import ProviderError, get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.providers import ProviderError
+from shared.stage_main import open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET) -> None:
@@ -43,10 +42,8 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=CONTEXT_BUDGET,
                         help=f"tokens one request may take (default {CONTEXT_BUDGET})")
     args = parser.parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-    chat(provider, trace, build_agent_system(), args.budget)
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        chat(provider, trace, build_agent_system(), args.budget)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,7 @@ asyncio, each under a timeout, and their results go back in call order.
 from context import CONTEXT_BUDGET
 from loop import MAX_ITERATIONS, agent_step, build_agent_system
 
-from shared.providers import get_provider
-from shared.stage_main import run, stage_parser
-from shared.trace import Trace
+from shared.stage_main import open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
@@ -48,10 +46,8 @@ def main() -> None:
     parser.add_argument("--max-iterations", type=int, default=MAX_ITERATIONS,
                         help=f"model calls one turn may make (default {MAX_ITERATIONS})")
     args = parser.parse_args()
-    provider = get_provider(args.provider, args.model)
-    trace = Trace(save=args.save_trace)
-    chat(provider, trace, build_agent_system(), args.budget, args.max_iterations)
-    trace.finish()
+    with open_session(args) as (provider, trace):
+        chat(provider, trace, build_agent_system(), args.budget, args.max_iterations)
 
 
 if __name__ == "__main__":

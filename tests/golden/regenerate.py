@@ -50,18 +50,18 @@ def normalised(text: str) -> str:
 
 def record_script(number: str) -> list[dict]:
     """Run stage `number`'s demo on the offline model; return its replies, in order."""
-    import shared.providers as providers
+    import shared.stage_main as stage_main
 
     args, stdin = DEMOS[number]
     replies: list[dict] = []
-    real_get = providers.get_provider
+    real_build = stage_main.build_provider
 
     def recording(*a, **kw):
-        provider = real_get(*a, **kw)
+        provider = real_build(*a, **kw)
         turn = provider.turn
 
-        def recorded(messages, system, tools):
-            for item in turn(messages, system, tools):
+        def recorded(*turn_args):
+            for item in turn(*turn_args):
                 if not isinstance(item, str):
                     replies.append(_as_entry(item))
                 yield item
@@ -69,11 +69,11 @@ def record_script(number: str) -> list[dict]:
         provider.turn = recorded
         return provider
 
-    providers.get_provider = recording  # the stage imports it when it runs, below
+    stage_main.build_provider = recording  # what open_session builds the model with
     try:
         run_stage(number, *args, stdin=stdin, TAO_PROVIDER="offline", COLUMNS=WIDTH)
     finally:
-        providers.get_provider = real_get
+        stage_main.build_provider = real_build
     return replies
 
 
