@@ -288,8 +288,9 @@ class LimitedScripted(ScriptedProvider):
     max_tokens = 100
 
     def turn(self, messages, system, tools, options=None):
-        self.limits = [*getattr(self, "limits", []), self.max_tokens]
-        yield from super().turn(messages, system, tools)
+        asked = options.max_tokens if options else None
+        self.limits = [*getattr(self, "limits", []), asked or self.max_tokens]
+        yield from super().turn(messages, system, tools, options)
 
 
 def test_stage09_a_call_cut_off_at_max_tokens_is_retried_with_more_room():
@@ -300,6 +301,26 @@ def test_stage09_a_call_cut_off_at_max_tokens_is_retried_with_more_room():
     assert turn.stop_reason == "completed" and model.limits == [100, 200, 100]
     assert model.max_tokens == 100, "the extra room is for the retry only"
     assert [m.get("tool_call_id") for m in turn.messages if m["role"] == "tool"] == ["c2"]
+
+
+@pytest.mark.parametrize("stage", [LOOP09, LOOP10], ids=["09", "10"])
+@pytest.mark.sdk
+def test_the_retry_sends_the_room_it_promises_through_the_wire_view(stage):
+    from shared.wire import WireTap
+
+    cut = anthropic_stream(tools=[("toolu_1", "wordcount", ['{"text": "a b'])],
+                           stop_reason="max_tokens")
+    done = anthropic_stream(tools=[("toolu_2", "wordcount", ['{"text": "a b"}'])])
+    with FakeAPI("anthropic") as api:
+        api.queue(cut, done, anthropic_stream(["2 words."]))
+        model = AnthropicProvider(api_key="sk-test-key-0123456789", base_url=api.base_url,
+                                  max_tokens=1024)
+        screen = io.StringIO()
+        trace = Trace(make_console(file=screen, width=100))
+        turn = stage.agent_step("x", [], WireTap(model, trace.console), "", trace)
+    assert turn.stop_reason == "completed" and api.violations == []
+    assert [body["max_tokens"] for body in api.requests] == [1024, 2048, 1024]
+    assert "with room for 2048 tokens" in screen.getvalue()
 
 
 def test_stage09_a_call_cut_off_twice_is_reported_and_never_run():

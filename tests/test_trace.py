@@ -263,3 +263,14 @@ def test_a_trace_that_cannot_be_written_is_saved_elsewhere_not_lost(tmp_path, ca
         assert "precious" in rescue.read_text(encoding="utf-8")
     finally:
         rescue.unlink()
+
+
+def test_the_silent_trace_takes_every_trace_method_and_refuses_a_misspelt_one():
+    from shared.trace import SILENT
+
+    for name in ("iteration", "think", "act", "observe", "note", "answer", "error"):
+        assert getattr(SILENT, name)(1, 2) is None
+    with pytest.raises(AttributeError, match="itteration"):
+        SILENT.itteration(1)
+    with pytest.raises(AttributeError):
+        SILENT._print("x")  # its private plumbing is not part of what a loop may call

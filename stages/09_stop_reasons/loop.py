@@ -60,16 +60,10 @@ def call_model(provider, sent: list[dict], system: str, on_text_delta, trace):
     reply = provider.call(sent, system, TOOLS, on_text_delta)
     if reply.stop_reason != "max_tokens" or not reply.tool_calls:
         return reply
-    limit = getattr(provider, "max_tokens", None)  # the SDK providers' reply limit
+    room = 2 * getattr(provider, "max_tokens", 0) or None  # the SDK providers' limit, doubled
     trace.note("the reply was cut off inside a tool call: trying once more"
-               + (f" with room for {2 * limit} tokens" if limit else ""))
-    if limit:
-        provider.max_tokens = 2 * limit
-    try:
-        return provider.call(sent, system, TOOLS, on_text_delta)
-    finally:
-        if limit:
-            provider.max_tokens = limit
+               + (f" with room for {room} tokens" if room else ""))
+    return provider.call(sent, system, TOOLS, on_text_delta, max_tokens=room)
 
 
 def as_text(messages: list[dict]) -> list[dict]:
