@@ -86,7 +86,7 @@ class Trace:
     def __init__(self, console: Console | None = None, save: str | None = None):
         self.console = console or make_console(record=bool(save))
         self.save_path = save
-        self._mark = time.perf_counter()
+        self._mark = self._turn_mark = time.perf_counter()
         self._streamed: list[str] | None = None  # deltas of the reply now streaming, if any
         self._ended_by = ""  # how the learner left, once they have
         self._turn = TurnStats()  # what this turn's model calls cost, for its summary
@@ -258,12 +258,16 @@ class Trace:
         if reply is None:
             return
         self._show_reasoning(reply)
-        if reply.text.strip():  # text before the calls: the model thinking aloud
+        # text streamed live is on screen already: say what it was, and show it once
+        streamed = self._streamed is not None and "".join(self._streamed) == reply.text
+        if reply.text.strip() and not streamed:  # text before the calls: thinking aloud
             self._panel(Text(visible(reply.text)), "think · before its tool calls",
                         STYLES["think"], _usage_of(reply), _stop_of(reply))
-        else:
-            numbers = self._footer_text(_usage_of(reply), _stop_of(reply))
-            self._print(Text("model replied with tool calls · ", STYLES["meta"]) + numbers)
+            return
+        label = ("think · the text above came before its tool calls · " if streamed
+                 and reply.text.strip() else "model replied with tool calls · ")
+        numbers = self._footer_text(_usage_of(reply), _stop_of(reply))
+        self._print(Text(label, STYLES["meta"]) + numbers)
 
     def _show_reasoning(self, reply) -> None:
         """Reasoning a model streamed apart from its text (some local servers do)."""

@@ -38,14 +38,28 @@ def test_native_ids_tokens_stop_reasons_and_the_turn_summary():
     answer = LOOP07.agent_step("time and words?", [], model, "", trace, trace.stream_delta)
     trace.answer(answer)
     out = finished(trace, screen)
-    think = out.index("think · before its tool calls")
-    assert think < out.index("act · now · toolu_A1"), "the preamble is a think panel, first"
+    assert out.count("Let me check.") == 1, "text streamed live is shown once, not again"
+    think = out.index("think · the text above came before its tool calls")
+    assert out.index("Let me check.") < think < out.index("act · now · toolu_A1")
     assert "120 in / 30 out tokens · cache read 7 · stop tool_use" in out[think:]
     assert "observe · now · toolu_A1" in out and "act · wordcount · toolu_B2" in out
     assert "observe · wordcount · toolu_B2" in out
     summary = out.splitlines()[-1]
     assert summary.startswith("turn: 2 model calls · 2 iterations · 320 in / 39 out tokens")
     assert "stop end_turn" in summary and "estimated" not in summary
+
+
+def test_text_before_calls_that_was_not_streamed_gets_its_own_think_panel():
+    calls = [ToolCall("toolu_A1", "now", {})]
+    model = connect(ScriptedProvider([
+        Reply("Checking the clock.", calls, "tool_use", {"input_tokens": 5, "output_tokens": 2}),
+        Reply("Noon.", [], "end_turn")]), (screen := screen_trace())[0])
+    trace = screen[0]
+    trace.answer(LOOP07.agent_step("time?", [], model, "", trace))  # nothing streamed live
+    out = finished(*screen)
+    assert out.count("Checking the clock.") == 1
+    panel = out.index("think · before its tool calls")
+    assert panel < out.index("Checking the clock.") < out.index("act · now · toolu_A1")
 
 
 def test_json_line_stages_get_tokens_from_stream_and_the_estimate_is_labelled():
