@@ -16,12 +16,15 @@ registers itself anywhere. Reading the keyboard is `shared/terminal.py`'s job.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -140,14 +143,14 @@ class Trace:
         self._panel(body, _titled("act", name, call_id), STYLES["act"])
 
     def observe(self, name, result: str, call_id: str = "") -> None:
-        """A tool's result (what the model reads), cut to a readable length, saying so."""
+        """A tool's result, cut to a readable length on screen, saying so. (What the model
+        is sent is the loop's business: stage 08 on caps it, and its context line says so.)"""
         result = str(result)
         shown_text = cut(result)
         note = ""
         if shown_text != result:
             kept = len(shown_text.split("\n… (")[0])
-            note = (f"showing {kept:,} of {len(result):,} characters; "
-                    f"the model read all {len(result):,}")
+            note = f"showing {kept:,} of {len(result):,} characters here"
         self._panel(Text(visible(shown_text)), _titled("observe", name, call_id),
                     STYLES["observe"], note=note)
 
@@ -285,20 +288,22 @@ class Trace:
                 self.console.file = screen
 
     def _save(self, path: Path) -> None:
-        """Write the recording to `path`; if that fails, to a temporary file, and say where."""
-        html = path.suffix.lower() in (".html", ".htm")
-        text = (self.console.export_html(clear=False) if html
-                else self.console.export_svg(title="tao trace", clear=False))
-        try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            handle, rescue = tempfile.mkstemp(prefix="tao-trace-", suffix=path.suffix)
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
-            print(f"could not save the trace to {path} ({exc.strerror or exc}): "
-                  f"saved it to {rescue} instead", file=sys.stderr)
-            return
-        print(f"trace saved to {path}", file=sys.stderr)
+        """Write the recording to `path`, whole or not at all; if that fails, to a
+        temporary file; and say which. Ctrl-C waits until the file is written."""
+        with _uninterrupted():
+            html = path.suffix.lower() in (".html", ".htm")
+            text = (self.console.export_html(clear=False) if html
+                    else self.console.export_svg(title="tao trace", clear=False))
+            data = text.encode("utf-8", "backslashreplace")  # a lone surrogate is no excuse
+            try:
+                _write_whole(path, data)
+            except OSError as exc:
+                rescue = _rescue(data, path.suffix)
+                where = f"saved it to {rescue} instead" if rescue else "nothing was saved"
+                print(f"could not save the trace to {path} ({exc.strerror or exc}): {where}",
+                      file=sys.stderr)
+                return
+            print(f"trace saved to {path}", file=sys.stderr)
 
 
 class TurnStats:
@@ -342,6 +347,45 @@ def tokens_text(usage: dict) -> str:
         if usage.get(key):
             text += f" · {label} {usage[key]}"
     return text
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write `data` to a file beside `path`, then put it in place: never half a file."""
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _rescue(data: bytes, suffix: str) -> str | None:
+    """Where `data` was saved instead, in the temporary folder; None if that failed too."""
+    handle, rescue = tempfile.mkstemp(prefix="tao-trace-", suffix=suffix)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+    except OSError:
+        Path(rescue).unlink(missing_ok=True)
+        return None
+    return rescue
+
+
+@contextlib.contextmanager
+def _uninterrupted():
+    """Hold Ctrl-C back while the block runs (a save takes a moment), then let it through."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed and callable(previous):  # a Ctrl-C came during the save: it still counts
+        previous(signal.SIGINT, None)
 
 
 def _usage_of(reply) -> dict | None:

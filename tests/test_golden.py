@@ -41,3 +41,10 @@ def test_normalising_keeps_what_matters():
     same = "│ 2026-01-01T00:00:00.5+00:00        │\n╰───── 10.25 s ─╯\ntao  It has 9 words."
     assert normalised(shown) == normalised(same)
     assert normalised(shown) != normalised(shown.replace("9 words", "8 words"))
+
+
+def test_normalising_takes_a_timeline_bar_as_a_bar_wherever_it_starts():
+    early = "       now  0.00 →  0.00 s |█                             |"
+    late = "       now  0.01 →  0.02 s |  █                           |"
+    assert normalised(early) == normalised(late)
+    assert normalised(early) != normalised(early.replace("now", "fetch"))

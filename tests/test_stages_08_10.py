@@ -11,6 +11,8 @@ import asyncio
 import copy
 import io
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -233,20 +235,92 @@ def test_stage09_a_plain_answer_completes():
     assert turn.messages[-1] == {"role": "assistant", "content": "3 words"}
 
 
-def test_stage09_the_cap_ends_with_a_summary_from_a_call_without_tools():
-    model = ScriptedProvider([calls(wc("c1")), calls(wc("c2")),
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_the_cap_ends_with_a_summary_from_a_call_with_the_tools_switched_off(loop):
+    model = ScriptedProvider([calls(wc("c1")), calls(wc("c2", "a b")),
                               "I counted twice; the answer is still missing."])
-    turn = LOOP09.agent_step("x", [], model, "be brief", max_iterations=2)
+    turn = loop.agent_step("x", [], model, "be brief", max_iterations=2)
     assert turn.stop_reason == "max_iterations"
     assert turn.answer == "I counted twice; the answer is still missing."
     last = model.calls[-1]
-    assert len(model.calls) == 3 and last["tools"] == [], "the wrap-up call offers no tools"
-    assert last["system"].startswith("be brief") and LOOP09.WRAP_UP in last["system"]
-    assert all(m["role"] != "tool" and "tool_calls" not in m for m in last["messages"])
-    assert {"role": "user", "content": "<tool_result tool=wordcount>\n3\n</tool_result>"} in (
-        last["messages"]), "results go as text, in stage 05's format"
-    assert accepted(last["messages"], tools=False) is None
+    assert len(model.calls) == 3 and last["options"].tool_choice == "none", (
+        "the wrap-up keeps the tools defined and switches them off")
+    assert [t.name for t in last["tools"]] == [t.name for t in loop.TOOLS]
+    assert last["system"].startswith("be brief") and loop.WRAP_UP in last["system"]
+    assert [m["role"] for m in last["messages"]] == [
+        "user", "assistant", "tool", "assistant", "tool"], "the scratchpad goes as it is"
+    assert accepted(last["messages"]) is None
     assert accepted(turn.messages) is None, "the kept history must stay valid"
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_the_wrap_up_is_sent_the_history_cut_to_the_budget(loop, monkeypatch):
+    dump = Tool("dump", "Return a log.", {"type": "object"}, lambda args: "line\n" * 20000)
+    monkeypatch.setattr(loop, "TOOLS", [dump])  # one observation far over any budget
+    model = ScriptedProvider([calls(ToolCall("c1", "dump", {})), "Summary."])
+    turn = loop.agent_step("x", [], model, "", budget=3000, max_iterations=1)
+    assert turn.answer == "Summary."
+    sent = model.calls[-1]["messages"]
+    assert loop.estimate_tokens(sent) < 3000, "the wrap-up must fit the budget like any call"
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_a_wrap_up_cut_off_at_the_token_limit_says_so(loop):
+    model = ScriptedProvider([calls(wc("c1")), Reply("I counted th", [], "max_tokens")])
+    turn = loop.agent_step("x", [], model, "", max_iterations=1)
+    assert turn.answer.startswith("I counted th") and "cut off" in turn.answer
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@pytest.mark.parametrize("stop", ["pause_turn", "model_context_window_exceeded",
+                                  "a_reason_from_next_year"])
+def test_a_stop_reason_the_loop_does_not_know_runs_no_tool(loop, stop, monkeypatch):
+    ran = []
+    tools = [Tool("wordcount", "count", {"type": "object"}, lambda a: ran.append(a) or "1")]
+    monkeypatch.setattr(loop, "TOOLS", tools)
+    turn = loop.agent_step("x", [], ScriptedProvider([calls(wc("c1"), stop=stop)]), "")
+    assert ran == [], f"calls that came with stop reason {stop!r} must not run"
+    assert turn.stop_reason == "model_stopped" and stop in turn.answer
+    assert accepted(turn.messages) is None
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_every_documented_stop_reason_has_a_gate(loop):
+    documented = {"end_turn", "tool_use", "stop_sequence", "max_tokens", "refusal",
+                  "pause_turn", "model_context_window_exceeded",  # Anthropic
+                  "content_filter"}  # OpenAI's, besides stop/tool_calls/length mapped above
+    assert documented <= loop.GATES.keys()
+    assert {loop.GATES[r] for r in ("refusal", "content_filter")} == {"refuse"}
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_the_same_call_again_and_again_ends_the_turn_as_no_progress(loop):
+    again = [calls(wc(f"c{i}", "same words")) for i in range(5)]
+    model = ScriptedProvider([*again, "I kept counting the same words."])
+    screen_trace = trace_to_text()
+    turn = loop.agent_step("x", [], model, "", screen_trace)
+    assert turn.stop_reason == "no_progress" and len(model.calls) == loop.REPEATS + 1
+    assert model.calls[-1]["options"].tool_choice == "none", "it ends with a wrap-up"
+    shown = screen_trace.console.file.getvalue()
+    assert "2 times of 3" in shown and "3 times of 3" in shown, "the trace counts"
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_different_calls_and_one_parallel_reply_are_progress(loop):
+    model = ScriptedProvider([calls(wc("a", "one"), wc("b", "one"), wc("c", "one")),
+                              calls(wc("d", "two words")), calls(wc("e", "three more words")),
+                              calls(wc("f", "and four more words")), "Done."])
+    turn = loop.agent_step("x", [], model, "")
+    assert turn.stop_reason == "completed", "equal calls in one reply, or equal results of "
+    "different calls, are not going in circles"
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_the_same_error_from_other_arguments_is_no_progress(loop):
+    model = ScriptedProvider([calls(ToolCall(f"c{i}", "nosuchtool", {"try": i}))
+                              for i in range(3)] + ["Sorry."])
+    turn = loop.agent_step("x", [], model, "")
+    assert turn.stop_reason == "no_progress"
 
 
 @pytest.mark.parametrize("wrap_up", [
@@ -449,6 +523,79 @@ def test_stage10_a_slow_tool_times_out_as_an_error_observation(tools10, monkeypa
     results = [m for m in model.calls[1]["messages"] if m["role"] == "tool"]
     assert results[0]["content"].startswith("Error: hang took longer than 0.05 s")
     assert results[1]["content"] == "3" and turn.stop_reason == "completed"
+
+
+def test_stage10_a_plain_tool_that_blocks_is_bounded_and_freezes_nobody(tools10, monkeypatch):
+    release = threading.Event()
+
+    def stuck(args):  # a plain function, no await: a database that does not answer
+        release.wait(5)
+        return "too late"
+
+    tools10({"stuck": stuck, "wordcount": lambda a: "3"}, read_only={"stuck", "wordcount"})
+    monkeypatch.setattr(LOOP10, "TIMEOUT", 0.2)
+    began = time.perf_counter()
+    try:
+        results = LOOP10.run_all([ToolCall("a", "stuck", {}), wc("b")])
+    finally:
+        release.set()
+    assert time.perf_counter() - began < 2, "the timeout must hold for a plain tool too"
+    assert results[0] == "Error: stuck took longer than 0.2 s and was stopped"
+    assert results[1] == "3"
+
+
+def test_stage10_a_tools_own_timeout_is_not_reported_as_ours(tools10):
+    def gives_up(args):
+        raise TimeoutError("the socket timed out")
+
+    async def gives_up_async(args):
+        raise TimeoutError("the lock timed out")
+
+    tools10({"plain": gives_up, "async": gives_up_async}, read_only={"plain", "async"})
+    results = LOOP10.run_all([ToolCall("a", "plain", {}), ToolCall("b", "async", {})])
+    assert results == ["Error: TimeoutError: the socket timed out",
+                       "Error: TimeoutError: the lock timed out"]
+
+
+class Unprintable:
+    def __str__(self):
+        raise ValueError("no text for this")
+
+
+@pytest.mark.parametrize("name", [42, ["a", "list"], {"a": "dict"}, None, "x" * 500])
+def test_stage10_a_hostile_tool_name_is_an_observation_not_a_crash(name):
+    model = ScriptedProvider([calls(ToolCall("c1", name, {})), "fine"])
+    turn = LOOP10.agent_step("x", [], model, "", trace_to_text())
+    result = next(m for m in turn.messages if m["role"] == "tool")
+    assert result["content"].startswith("Error: unknown tool")
+    assert turn.stop_reason == "completed"
+
+
+def test_stage10_a_result_whose_text_fails_is_an_observation(tools10):
+    tools10({"odd": lambda a: Unprintable()}, read_only={"odd"})
+    assert LOOP10.run_all([ToolCall("a", "odd", {})]) == ["Error: ValueError: no text for this"]
+
+
+def test_stage10_agent_step_works_inside_a_running_event_loop():
+    async def notebook_cell():  # as in Jupyter: a loop already runs in this thread
+        model = ScriptedProvider([calls(wc("c1")), "3 words"])
+        return LOOP10.agent_step("x", [], model, "")
+
+    assert asyncio.run(notebook_cell()).answer == "3 words"
+
+
+def test_stage10_every_reply_runs_on_the_sessions_one_event_loop(tools10):
+    loops = []
+
+    async def where(args):
+        loops.append(asyncio.get_running_loop())
+        return "here"
+
+    tools10({"where": where}, read_only={"where"})
+    model = ScriptedProvider([calls(ToolCall("a", "where", {})), calls(ToolCall("b", "where", {})),
+                              "done"])
+    LOOP10.agent_step("x", [], model, "")
+    assert len(loops) == 2 and loops[0] is loops[1]
 
 
 def test_stage10_trace_shows_each_call_start_and_end_offsets():

@@ -274,3 +274,53 @@ def test_the_silent_trace_takes_every_trace_method_and_refuses_a_misspelt_one():
         SILENT.itteration(1)
     with pytest.raises(AttributeError):
         SILENT._print("x")  # its private plumbing is not part of what a loop may call
+
+
+SAVER = """
+import signal, sys
+from shared.trace import Trace, make_console
+trace = Trace(make_console(record=True), save=sys.argv[1])
+trace.answer("precious " + "x" * 5000 + " \\ud800 a lone surrogate")
+if len(sys.argv) > 2:  # Ctrl-C arrives while the trace is being exported
+    import rich.console
+    export = rich.console.Console.export_svg
+    def slow_export(*args, **kwargs):
+        signal.raise_signal(signal.SIGINT)
+        return export(*args, **kwargs)
+    rich.console.Console.export_svg = slow_export
+trace.finish()
+"""
+
+
+def run_saver(tmp_path, *extra, file_limit=None):
+    """A process that saves a trace to tmp_path/t.svg; with `file_limit`, the disk is full
+    past that many bytes (RLIMIT_FSIZE: writes fail with EFBIG, as on a full disk)."""
+    import resource
+    import signal as signals
+    import subprocess
+    import sys as system
+
+    from helpers import ROOT, clean_env
+
+    def full_disk():
+        signals.signal(signals.SIGXFSZ, signals.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
+    env = clean_env() | {"TMPDIR": str(tmp_path)}
+    return subprocess.run([system.executable, "-c", SAVER, str(tmp_path / "t.svg"), *extra],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=30,
+                          preexec_fn=full_disk if file_limit else None)
+
+
+def test_a_full_disk_leaves_no_half_file_and_says_so_in_one_line(tmp_path):
+    done = run_saver(tmp_path, file_limit=2000)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "could not save the trace to" in done.stderr and "nothing was saved" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "no truncated or partial file"
+
+
+def test_ctrl_c_while_saving_still_saves_the_whole_trace(tmp_path):
+    done = run_saver(tmp_path, "interrupt")
+    saved = (tmp_path / "t.svg").read_text(encoding="utf-8")
+    assert "trace saved to" in done.stderr and "precious" in saved
+    assert saved.rstrip().endswith("</svg>"), "the file is whole"

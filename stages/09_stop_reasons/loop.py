@@ -1,11 +1,14 @@
 """Stop reasons as data: every turn ends with a reason the code can act on.
 
-`agent_step` returns a `Turn`: the answer, why the turn ended (completed,
-max_iterations, max_tokens, refusal, error) and the history. At the iteration cap, one
-last call with the tools taken away asks the model what it did and what is missing.
+`agent_step` returns a `Turn`: the answer, why the turn ended (completed, max_iterations,
+no_progress, max_tokens, refusal, model_stopped, error) and the history. Each model
+call's own stop reason passes one gate, `GATES`, before any of its tool calls may run. At
+the iteration cap (or when the loop goes round in circles), one last call with the tools
+switched off asks the model what it did and what is missing.
 """
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 
 from context import CONTEXT_BUDGET, build_context, estimate_tokens, prepare
@@ -15,7 +18,20 @@ from shared.providers import ProviderError
 from shared.trace import SILENT
 
 MAX_ITERATIONS = 10  # a model that never stops calling tools must not loop forever
-REFUSALS = {"refusal", "content_filter"}  # Anthropic's stop_reason, OpenAI's finish_reason
+REPEATS = 3  # the same call (or the same result) this often in one turn: no progress
+# What a model call's stop reason lets the loop do with the reply. These are every reason
+# both APIs document, in tao's words (the OpenAI provider maps stop -> end_turn,
+# tool_calls -> tool_use, length -> max_tokens). A reason not listed runs nothing.
+GATES = {
+    "end_turn": "run",  # done; a reply with calls and an ordinary end still runs them
+    "tool_use": "run",  # it stopped in order to call tools
+    "stop_sequence": "run",  # one of our stop sequences: an ordinary end
+    "max_tokens": "cut_off",  # the arguments may not be whole
+    "refusal": "refuse",  # Anthropic declined
+    "content_filter": "refuse",  # OpenAI's filter: a gateway may still pass half a reply
+    "pause_turn": "stop",  # Anthropic paused a long server-side turn
+    "model_context_window_exceeded": "stop",  # Anthropic: no room left to write in
+}
 WRAP_UP = ("You have used every tool call this turn allows. Do not ask for more: say what "
            "you found, what is still missing, and what the user could try next.")
 NO_SUMMARY = "I stopped after {n} iterations without an answer: try a smaller question."
@@ -66,30 +82,29 @@ def call_model(provider, sent: list[dict], system: str, on_text_delta, trace):
     return provider.call(sent, system, TOOLS, on_text_delta, max_tokens=room)
 
 
-def as_text(messages: list[dict]) -> list[dict]:
-    """The history with tool calls and results written out as text (stage 05's format)."""
-    plain = []
-    for m in messages:
-        if m["role"] == "tool":
-            m = {"role": "user",
-                 "content": f"<tool_result tool={m['name']}>\n{m['content']}\n</tool_result>"}
-        elif m.get("tool_calls"):
-            calls = ", ".join(f"{c['name']} {json.dumps(c['args'])}" for c in m["tool_calls"])
-            m = {"role": "assistant", "content": f"{m['content']}\n(I called {calls})".strip()}
-        plain.append(m)
-    return plain
-
-
-def wrap_up(messages: list[dict], provider, system: str, max_iterations: int,
-            on_text_delta=None) -> Turn:
-    """At the cap: one call with no tools, for an honest account instead of an apology."""
-    # a request with no tools may not hold tool blocks (Anthropic refuses them): send text
+def wrap_up(messages: list[dict], sent: list[dict], provider, system: str, reason: str,
+            iterations: int, on_text_delta=None) -> Turn:
+    """One last call with the tools switched off, for an honest account, not an apology."""
+    # the tools stay defined, so the scratchpad goes as it is (Anthropic refuses tool
+    # blocks in a request with no tools); tool_choice "none" stops any call
     try:
-        reply = provider.call(as_text(messages), f"{system}\n\n{WRAP_UP}", (), on_text_delta)
+        reply = provider.call(sent, f"{system}\n\n{WRAP_UP}", TOOLS, on_text_delta,
+                              tool_choice="none")
         summary = "" if reply.tool_calls else reply.text.strip()
+        if summary and reply.stop_reason == "max_tokens":
+            summary += "\n[the summary was cut off at the token limit]"
     except ProviderError:
         summary = ""
-    return finish(messages, summary or NO_SUMMARY.format(n=max_iterations), "max_iterations")
+    return finish(messages, summary or NO_SUMMARY.format(n=iterations), reason)
+
+
+def repeated(seen: Counter, reply, results: list[str]) -> int:
+    """In how many replies of this turn the most repeated call, or error, has come up."""
+    keys = {json.dumps([call.name, call.args], sort_keys=True) for call in reply.tool_calls}
+    # the same error again and again, even with other arguments, is going in circles
+    keys |= {result for result in results if result.startswith("Error")}
+    seen.update(keys)  # a set: three equal calls in one reply are one parallel request
+    return max(seen[key] for key in keys)
 
 
 def finish(messages: list[dict], answer: str, reason: str) -> Turn:
@@ -104,6 +119,7 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
     messages = history + [{"role": "user", "content": user_message}]
     # what each request costs besides the messages: the system prompt and the tool list
     overhead = estimate_tokens([system, [(t.name, t.description, t.schema) for t in TOOLS]])
+    seen: Counter = Counter()  # this turn's calls and results, to notice going in circles
     for iteration in range(1, max_iterations + 1):
         trace.iteration(iteration)
         sent = prepare(messages, budget, overhead, trace)  # a copy that fits the budget
@@ -114,21 +130,33 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
                 {"role": "assistant", "content": "[no reply: the model call failed]"}])
         if reply.usage.get("input_tokens") and not reply.usage.get("estimated"):
             overhead = reply.usage["input_tokens"] - estimate_tokens(sent)  # real count wins
-        if reply.stop_reason in REFUSALS:  # calls that come with a refusal are never run
+        gate = GATES.get(reply.stop_reason, "stop")  # a reason we do not know runs nothing
+        not_run = ": its tool calls were not run]" if reply.tool_calls else "]"
+        if gate == "refuse":  # calls that come with a refusal are never run
             return finish(messages, reply.text or "(the model declined to answer)", "refusal")
-        if reply.stop_reason == "max_tokens":  # cut off twice: report it, run nothing
+        if gate == "cut_off":  # cut off twice, or text cut off: report it, run nothing
             return finish(messages, reply.text + "\n[the reply was cut off at the token limit"
-                          + (": its tool calls were not run]" if reply.tool_calls else "]"),
-                          "max_tokens")
+                          + not_run, "max_tokens")
+        if gate == "stop":
+            return finish(messages, reply.text + f"\n[the model stopped: {reply.stop_reason}"
+                          + not_run, "model_stopped")
         messages.append(reply.assistant_message())
         if not reply.tool_calls:
             return Turn(reply.text, "completed", messages)
+        results = []
         for call in reply.tool_calls:  # every call of this reply, in the order given
             trace.act(call.name, call.args, call.id)
-            result = run_tool(call)  # act
-            trace.observe(call.name, result, call.id)
+            results.append(run_tool(call))  # act
+            trace.observe(call.name, results[-1], call.id)
             # observe: tool_call_id threads each result back to the call that asked for it
             messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
-                             "content": result})
+                             "content": results[-1]})
+        times = repeated(seen, reply, results)
+        if times > 1:
+            trace.note(f"no progress: the same call or result {times} times of {REPEATS}")
+        if times >= REPEATS:
+            return wrap_up(messages, prepare(messages, budget, overhead, trace), provider,
+                           system, "no_progress", iteration, on_text_delta)
     trace.note(f"iteration cap ({max_iterations}) reached: one last call, tools off, to sum up")
-    return wrap_up(messages, provider, system, max_iterations, on_text_delta)
+    return wrap_up(messages, prepare(messages, budget, overhead, trace), provider, system,
+                   "max_iterations", max_iterations, on_text_delta)

@@ -2,11 +2,13 @@
 
 Each tool is a `Tool(name, description, schema, run)` record: the JSON Schema tells
 the model which arguments exist, and the provider sends it in the API's own `tools`
-field. A tool may be `async` (it waits without blocking the others), and READ_ONLY
-names the tools that only read, so calls to them may run at the same time.
+field. A tool may be `async` (it waits without blocking the others) or plain (the loop
+gives it a thread), and READ_ONLY names the tools that only read, so calls to them may
+run at the same time.
 """
 
 import asyncio
+import time
 from datetime import UTC, datetime
 
 from shared.calc import evaluate
@@ -38,6 +40,12 @@ async def search(args: dict) -> str:
     """pretend to search the web for `query`, taking `seconds`."""
     await asyncio.sleep(float(args.get("seconds", 1)))
     return f"(stand-in search results for {args['query']!r}: simulated)"
+
+
+def lookup(args: dict) -> str:
+    """pretend to look `key` up in a database: a plain function that blocks for `seconds`."""
+    time.sleep(float(args.get("seconds", 1)))  # no await: it holds its thread all along
+    return f"(a stand-in record for {args['key']!r}: simulated)"
 
 
 NOTES: list[str] = []
@@ -72,10 +80,12 @@ TOOLS = [
          _slow_arg("url", "the page's address"), fetch),
     Tool("search", "Search the web for a query (simulated, and slow: it takes `seconds`).",
          _slow_arg("query", "what to look for"), search),
+    Tool("lookup", "Look a key up in a database (simulated; it blocks for `seconds`).",
+         _slow_arg("key", "what to look up"), lookup),
     Tool("note", "Keep a note for later in this session.",
          _text_arg("text", "what to keep"), note),
 ]
-READ_ONLY = {"now", "wordcount", "calculator", "fetch", "search"}  # safe side by side
+READ_ONLY = {"now", "wordcount", "calculator", "fetch", "search", "lookup"}  # side by side
 
 
 def find_tool(name: str) -> Tool | None:

@@ -36,7 +36,9 @@ WIDTH = "80"
 NOW = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
 SECONDS = re.compile(r"\b\d+\.\d\d\b")  # durations and time offsets: 0.02 s, 1.00 →
 # padding and bars whose length follows a time: one character stands for the run
-RUNS = [(re.compile(r"─{2,}"), "──"), (re.compile(r" {2,}"), "  "), (re.compile(r"█+"), "█")]
+# (stage 10's timeline bars: where a bar starts follows a time too, so a bar is just a bar)
+RUNS = [(re.compile(r"\|[ █]+\|"), "|█|"), (re.compile(r"─{2,}"), "──"),
+        (re.compile(r" {2,}"), "  "), (re.compile(r"█+"), "█")]
 
 
 def normalised(text: str) -> str:
