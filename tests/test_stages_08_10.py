@@ -627,3 +627,21 @@ def test_readme_stage_maps_cover_08_to_10():
 
 if __name__ == "__main__":
     print(budget_report())
+
+
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_ctrl_c_mid_turn_keeps_the_turn_so_far_and_the_next_request_repairs_it(loop):
+    calls_then_cut = calls(wc("c1"), wc("c2", "a b"))
+    model = ScriptedProvider([calls_then_cut, KeyboardInterrupt(), "Two counts: 3 and 2."])
+    turn = loop.agent_step("count twice", [], model, "")
+    assert turn.stop_reason == "cancelled"
+    assert [m["role"] for m in turn.messages] == ["user", "assistant", "tool", "tool",
+                                                  "assistant"], "the calls and results stay"
+    # a turn cut between a call and its result: the next request must still be valid
+    cut = turn.messages[:3] + turn.messages[4:]  # the second result never arrived
+    screen = trace_to_text()
+    after = loop.agent_step("and now?", cut, model, "", screen)
+    sent = model.calls[-1]["messages"]
+    assert accepted(sent) is None, "prepare() repaired the missing result"
+    assert "1 missing results filled in" in screen.console.file.getvalue()
+    assert after.stop_reason == "completed"

@@ -1,10 +1,10 @@
 """Stop reasons as data: every turn ends with a reason the code can act on.
 
 `agent_step` returns a `Turn`: the answer, why the turn ended (completed, max_iterations,
-no_progress, max_tokens, refusal, model_stopped, error) and the history. Each model
-call's own stop reason passes one gate, `GATES`, before any of its tool calls may run. At
-the iteration cap (or when the loop goes round in circles), one last call with the tools
-switched off asks the model what it did and what is missing.
+no_progress, max_tokens, refusal, model_stopped, error, cancelled) and the history. Each
+model call's own stop reason passes one gate, `GATES`, before any of its tool calls may
+run. At the iteration cap (or when the loop goes round in circles), one last call with the
+tools switched off asks the model what it did and what is missing.
 """
 
 import json
@@ -117,6 +117,16 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
                max_iterations: int = MAX_ITERATIONS) -> Turn:
     """Think, act, observe until the turn ends; return the answer, the reason, the history."""
     messages = history + [{"role": "user", "content": user_message}]
+    try:
+        return run_turn(messages, provider, system, trace, on_text_delta, budget,
+                        max_iterations)
+    except KeyboardInterrupt:  # Ctrl-C: what the turn did so far is kept, as a checkpoint
+        return finish(messages, "[cancelled: the turn so far is kept]", "cancelled")
+
+
+def run_turn(messages: list[dict], provider, system: str, trace, on_text_delta,
+             budget: int, max_iterations: int) -> Turn:
+    """The turn's loop; `messages` grows in place, so a cancelled turn keeps its steps."""
     # what each request costs besides the messages: the system prompt and the tool list
     overhead = estimate_tokens([system, [(t.name, t.description, t.schema) for t in TOOLS]])
     seen: Counter = Counter()  # this turn's calls and results, to notice going in circles

@@ -192,6 +192,16 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
                max_iterations: int = MAX_ITERATIONS) -> Turn:
     """Think, act, observe until the turn ends; return the answer, the reason, the history."""
     messages = history + [{"role": "user", "content": user_message}]
+    try:
+        return run_turn(messages, provider, system, trace, on_text_delta, budget,
+                        max_iterations)
+    except KeyboardInterrupt:  # Ctrl-C: what the turn did so far is kept, as a checkpoint
+        return finish(messages, "[cancelled: the turn so far is kept]", "cancelled")
+
+
+def run_turn(messages: list[dict], provider, system: str, trace, on_text_delta,
+             budget: int, max_iterations: int) -> Turn:
+    """The turn's loop; `messages` grows in place, so a cancelled turn keeps its steps."""
     # what each request costs besides the messages: the system prompt and the tool list
     overhead = estimate_tokens([system, [(t.name, t.description, t.schema) for t in TOOLS]])
     seen: Counter = Counter()  # this turn's calls and results, to notice going in circles
