@@ -1,0 +1,132 @@
+"""Every name a README gives a learner to open or run is one the repository has.
+
+A README that points at `exercises/e03_strict_parser.py` when the file is called
+`e01_strict_parser.py` sends the learner nowhere; a README that says `Reply` has four
+fields teaches a shape the code does not have. These tests read the READMEs for what
+they point at (paths, exercise files, commands, links) and check each against the
+repository: existence and counts, never wording.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+from shared.providers import Reply
+
+READMES = sorted(p for p in ROOT.rglob("README.md")
+                 if not {".venv", "node_modules", ".git", ".pytest_cache"} & set(p.parts))
+
+TOP = ("stages", "shared", "tests", "exercises", "benchmarks")
+# a path inside this repository, as READMEs write it: from the top, or an exercise file
+REPO_PATH = re.compile(rf"^(?:\.\./)*(?:(?:{'|'.join(TOP)})/[\w./-]*|e\d\d_\w+\.py)$")
+BACKTICKED = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+RUN = re.compile(r"\buv run (?:python )?([\w./-]+\.py)\b")
+TEMPLATE = re.compile(r"NN|\*|<|\.\.\.|…")  # `exercises/eNN_*.py`: a pattern, not a name
+
+
+def prose(text: str) -> str:
+    """The README without its fenced blocks (code shown, not a name to open)."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def pointers(readme: Path) -> set[str]:
+    """The repository paths a README names: backticked, linked, or run with `uv run`."""
+    text = readme.read_text(encoding="utf-8")
+    named = {m.split(":")[0] for m in BACKTICKED.findall(prose(text))}
+    named |= {link.split("#")[0] for link in LINK.findall(text) if "://" not in link}
+    named |= set(RUN.findall(text))
+    return {n.rstrip("/.,") for n in named
+            if n and not TEMPLATE.search(n) and (REPO_PATH.match(n) or n.startswith("../"))}
+
+
+def resolve(readme: Path, name: str) -> Path:
+    """Where a name points: beside the README for `../`, exercises/ for a bare eNN file,
+    else from the top of the repository."""
+    if name.startswith("../"):
+        return (readme.parent / name).resolve()
+    if re.match(r"^e\d\d_", name):
+        return ROOT / "exercises" / name
+    return ROOT / name
+
+
+def test_the_readmes_are_found():
+    names = {p.relative_to(ROOT).as_posix() for p in READMES}
+    assert {"README.md", "exercises/README.md", "stages/05_react_loop/README.md"} <= names
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_path_a_readme_names_exists(readme):
+    missing = sorted(n for n in pointers(readme) if not resolve(readme, n).exists())
+    assert not missing, (
+        f"{readme.relative_to(ROOT)} names files the repository does not have: {missing}. "
+        "A learner who opens them finds nothing; point at the real file (exercises are "
+        "numbered in stage order, see exercises/info.toml)")
+
+
+EXERCISE_CALL = re.compile(r"[Ee]xercises? ([\d, and]+?) \(((?:`exercises/e\d\d_\w+\.py`"
+                           r"(?:, | and )?)+)\)")
+
+
+def test_an_exercise_named_with_its_number_and_file_agrees_on_both():
+    """"Exercise 3 (`exercises/e03_x.py`)": the number said is the number in the file."""
+    wrong = []
+    for readme in READMES:
+        for numbers, files in EXERCISE_CALL.findall(readme.read_text(encoding="utf-8")):
+            said = [int(n) for n in re.findall(r"\d+", numbers)]
+            named = [int(n) for n in re.findall(r"exercises/e(\d\d)_", files)]
+            if said != named:
+                wrong.append((readme.relative_to(ROOT).as_posix(), said, named))
+    assert not wrong, f"exercise numbers and file names disagree: {wrong}"
+
+
+MENTION = re.compile(r"\b[Ee]xercises? (\d+(?:(?:, | and | to )\d+)*)")
+
+
+def test_every_exercise_number_a_readme_mentions_is_an_exercise():
+    """"exercise 6", "exercises 15 and 16", "5 to 14": each is a file in exercises/."""
+    have = {int(p.name[1:3]) for p in (ROOT / "exercises").glob("e[0-9][0-9]_*.py")}
+    unknown = []
+    for readme in READMES:
+        for numbers in MENTION.findall(readme.read_text(encoding="utf-8")):
+            said = [int(n) for n in re.findall(r"\d+", numbers)]
+            if " to " in numbers:
+                said = list(range(said[0], said[-1] + 1))
+            unknown += [(readme.relative_to(ROOT).as_posix(), n) for n in said if n not in have]
+    assert not unknown, f"READMEs mention exercises that do not exist: {unknown}"
+
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+SENTENCE = r"(?:[^.]|\.(?!\s))*?"  # up to the end of a sentence (a dot, then space)
+FIELD_COUNT = re.compile(rf"`Reply`{SENTENCE}\b({'|'.join(NUMBERS)}|\d+) fields", re.S)
+
+
+def test_what_a_readme_counts_of_reply_is_what_reply_holds():
+    fields = [f.name for f in dataclasses.fields(Reply)]
+    claims = [(readme.relative_to(ROOT).as_posix(), m)
+              for readme in READMES
+              for m in FIELD_COUNT.findall(readme.read_text(encoding="utf-8"))]
+    assert claims, "stage 01's README says how many fields `Reply` has; keep that claim"
+    wrong = [(where, said) for where, said in claims
+             if NUMBERS.get(said, said) != len(fields) and said != str(len(fields))]
+    assert not wrong, f"`Reply` has {len(fields)} fields ({fields}), READMEs say: {wrong}"
+
+
+LISTED = re.compile(rf"`Reply`{SENTENCE} fields?: ((?:`\w+`(?:,\s+|\s+and\s+)?)+)")
+
+
+def test_the_reply_fields_a_readme_lists_are_the_real_ones():
+    """A backticked list after `Reply` (`text`, `tool_calls`, ...) names real fields."""
+    fields = {f.name for f in dataclasses.fields(Reply)}
+    for readme in READMES:
+        text = readme.read_text(encoding="utf-8")
+        for listing in LISTED.findall(text):
+            named = set(re.findall(r"`(\w+)`", listing))
+            assert named == fields, (
+                f"{readme.relative_to(ROOT)} lists Reply's fields as {sorted(named)}; "
+                f"the dataclass has {sorted(fields)}")
