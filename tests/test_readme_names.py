@@ -9,6 +9,7 @@ repository: existence and counts, never wording.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from pathlib import Path
@@ -130,3 +131,69 @@ def test_the_reply_fields_a_readme_lists_are_the_real_ones():
             assert named == fields, (
                 f"{readme.relative_to(ROOT)} lists Reply's fields as {sorted(named)}; "
                 f"the dataclass has {sorted(fields)}")
+
+
+# ---- the "From the book" tables: each row says where a listing lives now, by name
+
+STAGE_READMES = sorted(ROOT.glob("stages/[0-9][0-9]_*/README.md"))
+IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$")
+
+
+def book_section(readme: Path) -> str:
+    """The body of a stage README's `## From the book` section ('' when it has none)."""
+    match = re.search(r"^## From the book\n(.*?)(?=^## |\Z)", readme.read_text("utf-8"),
+                      re.S | re.M)
+    return match.group(1) if match else ""
+
+
+def defined(path: Path) -> set[str]:
+    """Functions, classes, constants and `Class.method` names a Python file defines."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        if isinstance(node, ast.ClassDef):
+            names |= {f"{node.name}.{n.name}" for n in node.body
+                      if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+            names |= {f"{node.name}.{t.target.id}" for t in node.body  # dataclass fields
+                      if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("readme", STAGE_READMES, ids=lambda p: p.parent.name)
+def test_each_stage_maps_back_to_the_book_right_before_run_it(readme):
+    heads = re.findall(r"^## (.+)$", readme.read_text(encoding="utf-8"), re.M)
+    assert "From the book" in heads and "Run it" in heads, f"{readme.parent.name}: {heads}"
+    assert heads.index("From the book") + 1 == heads.index("Run it"), (
+        f"{readme.parent.name}: '## From the book' goes right before '## Run it': {heads}")
+    rows = [r for r in book_section(readme).splitlines()
+            if r.startswith("| ") and not r.startswith("| in the book")]
+    assert rows, f"{readme.parent.name}: the section has no rows"
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert len(cells) == 3 and all(cells), f"a row needs book, here, and why: {row}"
+
+
+@pytest.mark.parametrize("readme", STAGE_READMES, ids=lambda p: p.parent.name)
+def test_what_the_book_table_names_is_defined_where_it_points(readme):
+    """`function` names in a row's "here" cell exist in a file the section links, or in
+    the stage's own files: a rename in the code must not leave the map pointing nowhere."""
+    section = book_section(readme)
+    files = [(readme.parent / link).resolve() for link in LINK.findall(section)
+             if link.endswith(".py") and "://" not in link]
+    files += sorted(readme.parent.glob("*.py"))
+    known = set().union(*(defined(f) for f in files if f.exists()))
+    missing = []
+    for row in section.splitlines():
+        cells = row.strip("|").split(" | ")
+        if len(cells) != 3 or cells[0].strip() in ("in the book", "---"):
+            continue
+        here = re.sub(r"\[`[^`]*`\]\([^)]*\)", "", cells[1])  # the links' own names
+        missing += [n for n in BACKTICKED.findall(here)
+                    if IDENTIFIER.match(n) and n not in known]
+    assert not missing, (
+        f"{readme.parent.name}'s 'From the book' names what no linked file defines: "
+        f"{sorted(set(missing))}")
