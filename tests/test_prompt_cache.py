@@ -30,6 +30,7 @@ LOOP07 = load_stage("07", "loop")
 CONTEXT08 = load_stage("08", "context")
 MINIMUM = 1024  # the smallest cacheable prefix, in tokens, for most Claude models
 KEY = "sk-test-cache-0123456789"
+UNCACHED = 4  # tokens a request holds outside its last block (the fake's guess)
 
 
 def blocks(body: dict) -> list[str]:
@@ -60,7 +61,8 @@ class CachingAPI(FakeAPI):
         read = tokens(hit) if tokens(hit) >= MINIMUM else 0
         written = tokens(now) - read if tokens(now) >= MINIMUM else 0
         usage = response.events[0][1]["message"]["usage"]
-        usage.update(input_tokens=tokens(now) - read - written,
+        # what follows the last block is never cached: the API counts a few tokens there
+        usage.update(input_tokens=tokens(now) - read - written + UNCACHED,
                      cache_read_input_tokens=read, cache_creation_input_tokens=written)
         return response
 
@@ -161,3 +163,40 @@ def test_the_fake_takes_a_top_level_cache_control_only_in_the_documented_shape(c
             "messages": [{"role": "user", "content": "hi"}]}
     problem = check_anthropic(body, {"x-api-key": KEY, "anthropic-version": "2023-06-01"})
     assert bool(problem) is refused, problem
+
+
+LOOP08 = load_stage("08", "loop")
+
+
+class Notes:
+    """A trace that keeps only the notes (stage 08's `context: ~N of B tokens` line)."""
+
+    def __init__(self):
+        self.notes: list[str] = []
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 21 section 1: Anthropic's input_tokens leaves out cache reads and writes, so "
+    "once automatic caching works, stage 08's 'real count wins' correction leaves "
+    "the cached part of a request out; remove this mark when stage 08 adds them back"))
+def test_stage08s_real_count_still_counts_a_request_that_was_cached():
+    text = words(900)
+    with CachingAPI("anthropic") as api:
+        api.queue(anthropic_stream(["Counting."], tools=[
+                      ("toolu_01", "wordcount", [json.dumps({"text": text})])]),
+                  anthropic_stream(["900 words."]))
+        notes = Notes()
+        LOOP08.agent_step(f"How many words are in '{text}'?", [],
+                          AnthropicProvider(api_key=KEY, base_url=api.base_url),
+                          LOOP08.build_agent_system(), notes)
+    first_size = tokens(blocks(api.requests[0]))
+    said = [int(re.search(r"~(\d+) of", n).group(1)) for n in notes.notes if "context:" in n]
+    assert said[1] >= first_size, (
+        f"the second request holds all of the first ({first_size} tokens) and more, but "
+        f"stage 08 estimated it at {said[1]}: the cached part was not counted")
