@@ -36,19 +36,24 @@ def prose(text: str) -> str:
     return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
 
 
-def pointers(readme: Path) -> set[str]:
-    """The repository paths a README names: backticked, linked, or run with `uv run`."""
+def pointers(readme: Path) -> dict[str, Path]:
+    """What a README points at in this repository, as written -> where that is: paths
+    backticked or run with `uv run` (from the top; a bare eNN file from exercises/),
+    and links (from the README's own folder, as a browser follows them)."""
     text = readme.read_text(encoding="utf-8")
-    named = {m.split(":")[0] for m in BACKTICKED.findall(prose(text))}
-    named |= {link.split("#")[0] for link in LINK.findall(text) if "://" not in link}
-    named |= set(RUN.findall(text))
-    return {n.rstrip("/.,") for n in named
-            if n and not TEMPLATE.search(n) and (REPO_PATH.match(n) or n.startswith("../"))}
+    named = {m.split(":")[0] for m in BACKTICKED.findall(prose(text))} | set(RUN.findall(text))
+    out = {n: resolve(readme, n) for n in (n.rstrip("/.,") for n in named)
+           if n and not TEMPLATE.search(n) and (REPO_PATH.match(n) or n.startswith("../"))}
+    for link in LINK.findall(text):
+        target = link.split("#")[0]
+        if target and "://" not in target and not target.startswith("mailto:"):
+            out[link] = (readme.parent / target).resolve()
+    return out
 
 
 def resolve(readme: Path, name: str) -> Path:
-    """Where a name points: beside the README for `../`, exercises/ for a bare eNN file,
-    else from the top of the repository."""
+    """Where a written path points: beside the README for `../`, exercises/ for a bare
+    eNN file, else from the top of the repository."""
     if name.startswith("../"):
         return (readme.parent / name).resolve()
     if re.match(r"^e\d\d_", name):
@@ -63,7 +68,7 @@ def test_the_readmes_are_found():
 
 @pytest.mark.parametrize("readme", READMES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_path_a_readme_names_exists(readme):
-    missing = sorted(n for n in pointers(readme) if not resolve(readme, n).exists())
+    missing = sorted(n for n, path in pointers(readme).items() if not path.exists())
     assert not missing, (
         f"{readme.relative_to(ROOT)} names files the repository does not have: {missing}. "
         "A learner who opens them finds nothing; point at the real file (exercises are "
