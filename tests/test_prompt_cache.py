@@ -28,7 +28,7 @@ pytestmark = pytest.mark.sdk  # the real anthropic SDK at work
 
 LOOP07 = load_stage("07", "loop")
 CONTEXT08 = load_stage("08", "context")
-MINIMUM = 1024  # the smallest cacheable prefix, in tokens, for most Claude models
+MINIMUM = 1024  # the smallest cacheable prefix, in tokens, for many Claude models
 KEY = "sk-test-cache-0123456789"
 UNCACHED = 4  # tokens a request holds outside its last block (the fake's guess)
 
