@@ -251,7 +251,9 @@ def test_three_round_tool_conversation_is_accepted_on_every_turn(kind):
 def test_three_rounds_on_the_anthropic_wire():
     api, _, _ = run_three_rounds("anthropic")
     last = api.requests[-1]
-    assert last["system"][0]["cache_control"] == {"type": "ephemeral"}
+    # automatic caching: one top-level mark, which the API moves to the last block
+    assert last["cache_control"] == {"type": "ephemeral"}
+    assert last["system"] == [{"type": "text", "text": "You are terse."}]
     assert [t["name"] for t in last["tools"]] == ["now", "wordcount"]
     wire = last["messages"]
     assert [m["role"] for m in wire] == ["user", "assistant", "user", "assistant", "user"]

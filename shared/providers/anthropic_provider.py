@@ -42,13 +42,14 @@ class AnthropicProvider(SDKProvider):
             "max_tokens": self.max_tokens,
             "messages": to_anthropic(messages),
             "stream": True,
+            # automatic prompt caching: the API puts the cache mark on the last block and
+            # moves it forward as the conversation grows, so each request can read the
+            # one before it from the cache (only from a minimum length: 1,024 tokens or
+            # more, depending on the model; below it nothing is cached, and no error)
+            "cache_control": {"type": "ephemeral"},
         }
         if system:
-            # the system prompt is the same every turn: mark it cacheable (the API caches
-            # it only from a minimum length, 1,024 tokens or more depending on the model)
-            params["system"] = [
-                {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
-            ]
+            params["system"] = [{"type": "text", "text": system}]
         if tools:
             params["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": t.schema}

@@ -30,12 +30,18 @@ def anthropic_key(body, headers):
 
 
 def anthropic_fields(body, headers):
-    """Only known top-level fields; model, a positive max_tokens, stream: true."""
+    """Only known top-level fields; model, a positive max_tokens, stream: true; a
+    top-level cache_control (automatic caching) is ephemeral, with an optional ttl."""
     allowed = {"model", "max_tokens", "messages", "system", "tools", "stream", "tool_choice",
-               "metadata", "stop_sequences", "temperature", "top_p", "top_k", "thinking"}
+               "metadata", "stop_sequences", "temperature", "top_p", "top_k", "thinking",
+               "cache_control"}
     extra = [key for key in body if key not in allowed]
     if extra:
         return f"{extra[0]}: Extra inputs are not permitted"
+    cache = body.get("cache_control", {"type": "ephemeral"})
+    if (not isinstance(cache, dict) or cache.get("type") != "ephemeral"
+            or set(cache) - {"type", "ttl"} or cache.get("ttl", "5m") not in ("5m", "1h")):
+        return "cache_control: Input should be {'type': 'ephemeral'} (ttl '5m' or '1h')"
     if not isinstance(body.get("model"), str) or not body["model"]:
         return "model: Field required"
     if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1:
