@@ -60,8 +60,8 @@ def record_script(number: str) -> list[dict]:
         provider = real_get(*a, **kw)
         turn = provider.turn
 
-        def recorded(messages, system, tools):
-            for item in turn(messages, system, tools):
+        def recorded(*turn_args):
+            for item in turn(*turn_args):
                 if not isinstance(item, str):
                     replies.append(_as_entry(item))
                 yield item
