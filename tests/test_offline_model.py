@@ -58,7 +58,7 @@ def test_json_protocol_time_question_takes_two_turns():
     first = "".join(model.stream(messages, JSON_PROTOCOL))
     assert json.loads(first) == {"tool": "now", "args": {}}
     messages += [{"role": "assistant", "content": first},
-                 {"role": "user", "content": "<tool_result tool=now>\n2026-05-01T09:30\n"
+                 {"role": "user", "content": "<tool_result tool=\"now\">\n2026-05-01T09:30\n"
                                              "</tool_result>"}]
     second = "".join(model.stream(messages, JSON_PROTOCOL))
     assert "2026-05-01T09:30" in second and not second.startswith("{")

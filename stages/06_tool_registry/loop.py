@@ -68,9 +68,10 @@ def observation(name: str, result: str) -> str:
     if len(result) > MAX_OBSERVATION:
         cut = len(result) - MAX_OBSERVATION
         result = result[:MAX_OBSERVATION] + f"\n[... {cut} more characters cut]"
-    # a result must not close the wrapper early or open a fake one (any case, any spacing)
+    # neither the result nor the name (the model's) may close the wrapper or open a fake one
     result = re.sub(r"<(?=\s*/?\s*tool_result)", "&lt;", result, flags=re.IGNORECASE)
-    return f"<tool_result tool={name}>\n{result}\n</tool_result>"
+    tool = json.dumps(name).replace("<", "\\u003c").replace(">", "\\u003e")  # one quoted token
+    return f"<tool_result tool={tool}>\n{result}\n</tool_result>"
 
 
 def agent_step(user_message: str, history: list[dict], provider, system: str,

@@ -2,7 +2,8 @@
 
 It reads what a real model reads: the system prompt, the native `tools`, and the
 messages. Tool results come in two shapes: `role: tool` messages (native calls) and
-`<tool_result tool=NAME>` user messages (the JSON-line protocol of stages 04-06).
+`<tool_result tool="NAME">` user messages (the JSON-line protocol of stages 04-06; the
+name is a JSON string there, and bare in stage 09/10's wrap-up).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass, field
 
 from .planning import Need, ToolSpec, catalogue_from_prompt, catalogue_from_tools, plan
 
-TOOL_RESULT = re.compile(r"^<tool_result tool=([\w.-]+)>\n?(.*?)\n?</tool_result>\s*$", re.S)
+TOOL_RESULT = re.compile(  # the name: a JSON string, or a bare word
+    r'^<tool_result tool=("(?:[^"\\]|\\.)*"|[^\s>]+)>\n?(.*?)\n?</tool_result>\s*$', re.S)
 ASKS_FOR_SUMMARY = re.compile(
     r"\b(summar(y|ies|i[sz]e|i[sz]ing)|recap|what (was|has been|you) (done|did|have done))\b",
     re.I)
@@ -100,9 +102,10 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
     """A user message: a JSON-line tool result, a request for a summary, or a new request."""
     result = TOOL_RESULT.match(content)
     if result:
+        tool = _tool_name(result.group(1))
         name, args = _json_line_call(last_text)
-        args = args if name == result.group(1) else None
-        situation.turn.append(Observation(result.group(1), args, result.group(2)))
+        args = args if name == tool else None
+        situation.turn.append(Observation(tool, args, result.group(2)))
         return
     if ASKS_FOR_SUMMARY.search(content) and situation.results()[1]:
         situation.summary_asked = True  # about the results so far: they stay in view
@@ -113,6 +116,15 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
         situation.last_turn = (situation.request, situation.turn)
     situation.request = content
     situation.turn = []
+
+
+def _tool_name(written: str) -> str:
+    """The tool name of a result's opening tag: a JSON string, or a bare word."""
+    try:
+        name = json.loads(written) if written.startswith('"') else written
+    except ValueError:
+        return written
+    return name if isinstance(name, str) else written
 
 
 def _json_line_call(text: str) -> tuple[str, dict | None]:
