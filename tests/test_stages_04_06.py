@@ -102,6 +102,18 @@ def test_bad_calls_become_error_observations(loop, reply, expected):
     assert expected in model.calls[1]["messages"][-1]["content"]
 
 
+@pytest.mark.parametrize("number", ["04", "05", "06"])
+@pytest.mark.parametrize("reply", ['{"tool": "now", "args": null}', '{"tool": "now"}'])
+def test_args_null_or_left_out_is_a_call_with_no_arguments(number, reply, tmp_path):
+    # one rule in 04-06, the book's: no arguments is {}, whether "args" is null or absent
+    done = run_stage(number, stdin="time?\n", script=[reply, "It is noon."], tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    act = done.stdout.split("act · now", 1)[1].split("observe · now", 1)[0]
+    assert "{}" in act and "null" not in act
+    observed = done.stdout.split("observe · now", 1)[1].split("╰", 1)[0]
+    assert "Error" not in observed and "20" in observed  # the clock ran
+
+
 def test_a_tool_that_raises_or_returns_a_non_string_is_survived(loop, monkeypatch):
     def boom(args):
         raise RuntimeError("disk on fire")
