@@ -125,10 +125,31 @@ def test_native_two_tool_question_calls_both_in_one_reply():
     ("prose", lambda r: not r.startswith("{") and json.loads(r[r.index("{"):])),
     ("broken_json", lambda r: r.startswith("{") and _not_json(r)),
     ("unknown_tool", lambda r: json.loads(r)["tool"] not in ("now", "wordcount", "calculator")),
+    ("own_observation", lambda r: json.loads(r.split("\n")[0]) == {"tool": "now", "args": {}}
+     and '\n<tool_result tool="now">\n' in r and "</tool_result>" in r),
 ])
 def test_quirks_show_real_model_mistakes(quirk, check):
     reply = "".join(OfflineProvider(quirk=quirk).stream(ask("What time is it?"), JSON_PROTOCOL))
     assert check(reply), reply
+
+
+def test_a_stop_sequence_cuts_a_made_up_observation_off():
+    model = OfflineProvider(quirk="own_observation")
+    cut = "".join(model.stream(ask("What time is it?"), JSON_PROTOCOL, stop=["<tool_result"]))
+    assert json.loads(cut) == {"tool": "now", "args": {}} and "42" not in cut
+    assert model.last_reply.stop_reason == "stop_sequence"
+
+
+@pytest.mark.parametrize("quirk", ["fenced", "prose"])
+def test_a_coached_text_quirk_comes_out_right_on_the_retry(quirk):
+    model = OfflineProvider(quirk=quirk)
+    messages = ask("What time is it?")
+    first = "".join(model.stream(messages, JSON_PROTOCOL))
+    messages += [{"role": "assistant", "content": first},
+                 {"role": "user", "content": "<tool_result tool=null>\nError: no tool ran: "
+                                             "that looked like a tool call\n</tool_result>"}]
+    again = "".join(model.stream(messages, JSON_PROTOCOL))
+    assert first != again and json.loads(again) == {"tool": "now", "args": {}}
 
 
 def _not_json(text):
@@ -151,7 +172,8 @@ def test_native_quirks_spoil_only_the_first_call_and_the_retry_is_clean():
 
 
 def test_every_quirk_is_tested_and_a_bad_one_is_refused():
-    assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool"}
+    assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool",
+                           "own_observation"}
     with pytest.raises(ProviderError, match="unknown quirk"):
         OfflineProvider(quirk="sulky")
 

@@ -140,11 +140,15 @@ def any_reply():
 
 
 def survives(text):
-    """Every stage's parser returns None or a call, and run_tool survives the call."""
+    """Every stage's parser returns None or a call, and run_tool survives the call;
+    stage 06's near-miss check has a reason or None for whatever the parser refused."""
     for stage in sorted(PARSERS):
         result = PARSERS[stage](text)
         assert result is None or (isinstance(result, dict) and "tool" in result), (
             f"stage {stage}'s parser returned {result!r}")
+        if result is None and stage == "06":
+            why = LOOPS["06"]._near_miss(text)
+            assert why is None or isinstance(why, str), f"_near_miss returned {why!r}"
         if result is not None:  # whatever the parser lets through, run_tool must survive
             observation = RUN_TOOL[stage](result["tool"], result.get("args", {}))
             assert isinstance(observation, str), f"stage {stage}: run_tool returned {observation!r}"

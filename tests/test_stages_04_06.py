@@ -211,6 +211,94 @@ def test_chat_keeps_only_the_final_text(number, monkeypatch):
         {"role": "user", "content": "again?"}]
 
 
+# ---------------------------------------------------------------- stage 06: near misses
+
+NOW = '{"tool": "now", "args": {}}'
+NEAR_MISSES = [
+    f"```json\n{NOW}\n```",                              # fenced
+    f"Here is the prose first.\n```\n{NOW}\n```",        # prose, then a fence
+    f"Sure! {NOW}",                                        # prose before
+    f"I will check the clock.\n{NOW}",                    # a line of prose before
+    f"{NOW} Let me know!",                                 # prose after
+    f"{NOW}\n{NOW}",                                       # two calls in one reply
+    NOW[:15],                                              # cut off mid-JSON
+    f"{NOW}\n<tool_result tool=\"now\">\n42\n</tool_result>\nIt is 42.",  # its own result
+    "{'tool': 'now', 'args': {}}",                         # single quotes
+]
+ANSWERS = [
+    "It is about noon.",                                   # prose
+    'Reply with {"tool": "now", "args": {}} to read the clock.',  # JSON quoted mid-sentence
+    'A call looks like this: `{"tool": "now"}`, on a line of its own.',
+    "Use {curly braces} for sets.",                        # braces, no "tool"
+    '{"tools": ["now"], "count": 1}',                      # JSON, but no "tool" key
+    '[{"tool": "now"}]',                                   # a list holding a call
+]
+
+
+@pytest.mark.parametrize("reply", NEAR_MISSES)
+def test_stage06_coaches_a_near_miss_and_runs_nothing(reply, monkeypatch):
+    loop = LOOPS["06"]
+    ran = []
+    monkeypatch.setitem(loop.TOOLS, "now", lambda args: ran.append(args) or "noon")
+    model = ScriptedProvider([reply, NOW, "It is noon."])
+    assert loop.agent_step("time?", [], model, "") == "It is noon."
+    coached = model.calls[1]["messages"]
+    assert coached[-2] == {"role": "assistant", "content": reply}
+    assert coached[-1]["content"].startswith("<tool_result tool=null>\nError: no tool ran")
+    assert "looked like a tool call" in coached[-1]["content"]
+    assert ran == [{}], "only the corrected call runs"
+
+
+@pytest.mark.parametrize("reply", ANSWERS)
+def test_stage06_takes_an_answer_that_shows_json_as_the_answer(reply):
+    model = ScriptedProvider([reply])
+    assert LOOPS["06"].agent_step("what is a tool call?", [], model, "") == reply
+    assert len(model.calls) == 1
+
+
+@pytest.mark.parametrize("reply", NEAR_MISSES)
+def test_stage05_takes_the_same_near_misses_as_answers(reply):
+    # the step 06 teaches: the same replies end stage 05's turn
+    model = ScriptedProvider([reply])
+    assert LOOPS["05"].agent_step("time?", [], model, "") == reply
+
+
+def test_stage06_coaches_at_most_max_near_misses_then_takes_the_reply():
+    loop = LOOPS["06"]
+    fenced = f"```json\n{NOW}\n```"
+    model = ScriptedProvider([fenced] * (loop.MAX_NEAR_MISSES + 5))
+    assert loop.agent_step("time?", [], model, "") == fenced
+    assert len(model.calls) == loop.MAX_NEAR_MISSES + 1 == 3
+
+
+def test_stage06_stops_the_reply_where_an_observation_would_begin():
+    model = ScriptedProvider(["It is noon."])
+    LOOPS["06"].agent_step("time?", [], model, "")
+    assert "<tool_result" in model.calls[0]["options"].stop
+
+
+def test_stage06_offline_model_writing_its_own_result_is_cut_off_and_the_clock_runs():
+    # without the stop sequence (stage 05), the made-up result would be the answer
+    loop, system = LOOPS["06"], LOOPS["06"].build_agent_system()
+    answer = loop.agent_step("What time is it?", [], OfflineProvider(quirk="own_observation"),
+                             system)
+    assert answer.startswith("It is 20") and "42" not in answer
+    made_up = LOOPS["05"].agent_step("What time is it?", [], OfflineProvider(
+        quirk="own_observation"), LOOPS["05"].build_agent_system())
+    assert "The now tool says 42." in made_up
+
+
+@pytest.mark.parametrize("quirk", ["fenced", "prose", "broken_json"])
+def test_stage06_offline_near_miss_is_coached_into_a_call(quirk):
+    loop = LOOPS["06"]
+    trace = Trace(make_console(file=io.StringIO(), width=80))
+    answer = loop.agent_step("What time is it?", [], OfflineProvider(quirk=quirk),
+                             loop.build_agent_system(), trace)
+    assert answer.startswith("It is 20")
+    out = trace.console.file.getvalue()
+    assert "observe · null" in out and "looked like a tool call" in out and "act · now" in out
+
+
 # ---------------------------------------------------------------- offline, end to end
 
 

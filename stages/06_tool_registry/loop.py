@@ -1,6 +1,6 @@
 """The ReAct loop, now with several tools from a registry.
 
-The loop is stage 05's, unchanged. The tools moved to tools.py, and the tool list in
+The loop is stage 05's, plus a near-miss coach. The tools moved to tools.py; the tool list in
 the system prompt is generated from that registry, so adding a tool touches no code here.
 """
 
@@ -14,6 +14,9 @@ from shared.trace import SILENT
 
 MAX_ITERATIONS = 10  # a model that never stops calling tools must not loop forever
 MAX_OBSERVATION = 4000  # characters of one tool result the model gets to read
+MAX_NEAR_MISSES = 2  # coached replies per turn; the next near miss is taken as the answer
+STOP = ("<tool_result",)  # a model that starts writing its own observation is cut off there
+NEAR_MISS = "Error: no tool ran: that looked like a tool call, but {why}. Send the JSON line alone."
 
 TOOL_INSTRUCTIONS = """
 You have access to tools. To call a tool, reply with exactly one line of JSON:
@@ -51,6 +54,23 @@ def _parse_tool_call(text: str) -> dict | None:
     return parsed
 
 
+def _near_miss(text: str) -> str | None:
+    """Why a reply that is no tool call still looks like one, or None if it does not."""
+    start = text.find("{")
+    if start < 0 or not re.search(r"[\"']tool[\"']\s*:", text[start:]):
+        return None  # no "tool" key in sight: an answer
+    try:
+        end = json.JSONDecoder().raw_decode(text, start)[1]
+    except (ValueError, RecursionError):
+        return "its JSON did not parse (cut off, or not JSON)"
+    before, after = text[:start].strip(), text[end:].strip()
+    if "```" in before:
+        return "it was inside a code fence"
+    if bool(before) != bool(after):  # text on one side only: a call with company
+        return f"it had text {'before' if before else 'after'} the JSON"
+    return None  # JSON quoted inside prose, or JSON that is no call: an answer
+
+
 def run_tool(name: str, args: dict) -> str:
     """Run a tool by name; every failure becomes an `Error: ...` the model can read."""
     if not isinstance(name, str):
@@ -80,13 +100,22 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
                trace=SILENT) -> str:
     """Think, act, observe until the model answers in plain text; return that answer."""
     messages = history + [{"role": "user", "content": user_message}]
+    near_misses = 0
     for iteration in range(1, MAX_ITERATIONS + 1):
         trace.iteration(iteration)
-        reply = "".join(provider.stream(messages, system))  # think
+        reply = "".join(provider.stream(messages, system, stop=STOP))  # think
         call = _parse_tool_call(reply)
-        if call is None:
+        why = None if call else _near_miss(reply)
+        if call is None and (why is None or near_misses == MAX_NEAR_MISSES):
             return reply  # a plain answer ends the turn
         trace.think(reply)
+        if why:  # meant as a call, written wrong: run nothing, and say what was wrong
+            near_misses += 1
+            coaching = NEAR_MISS.format(why=why)
+            trace.observe(None, coaching)
+            messages.append({"role": "assistant", "content": reply})
+            messages.append({"role": "user", "content": observation(None, coaching)})
+            continue
         name, args = call["tool"], call.get("args", {})
         trace.act(name, args)
         result = run_tool(name, args)  # act
