@@ -58,7 +58,8 @@ class OfflineProvider(Provider):
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Decide the reply by the rules, stream its text in small deltas, then the Reply."""
         usable = _allowed(tools, options.tool_choice)
-        situation = read_situation(messages, system or "", usable)
+        forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
+        situation = read_situation(messages, system or "", usable, forced)
         draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
                             tool_names=situation.catalogue)
         stop_reason = "tool_use" if draft.calls else "end_turn"
@@ -76,7 +77,7 @@ class OfflineProvider(Provider):
 
 def _allowed(tools: tuple[Tool, ...], choice: str | None) -> tuple[Tool, ...]:
     """The tools this call may use: none for "none", only the named one when one is named
-    ("auto" and "required" leave them all; the rules call a tool whenever one fits)."""
+    ("auto" and "required" leave them all; "required" and a name also force a call)."""
     if choice == "none":
         return ()
     if choice in (None, "auto", "required"):
