@@ -297,6 +297,7 @@ def test_stage06_offline_near_miss_is_coached_into_a_call(quirk):
     assert answer.startswith("It is 20")
     out = trace.console.file.getvalue()
     assert "observe · null" in out and "looked like a tool call" in out and "act · now" in out
+    assert "iteration 3" in out and "iteration 4" not in out, "as the README says: three"
 
 
 # ---------------------------------------------------------------- offline, end to end

@@ -3,9 +3,12 @@ with no key and no network. It is not clever, and says so.
 
 It reads what a real model reads: the system prompt (the tools a JSON-line protocol
 lists), the native `tools`, and the conversation (conversation.py). It picks tools by
-the words they share with the request and fills their arguments from the schema
-(planning.py), then the first rule that applies decides the reply (rules.py), in
-words from writing.py. A quirk, if chosen, spoils that reply in one place (quirks.py).
+the words they share with the request, except where words mislead: arithmetic said in
+words is arithmetic, and "that" or "the sentence I gave you" mean what they point at
+(words.py, planning.py). It fills arguments from the schema, then the first rule that
+applies decides the reply (rules.py), in words from writing.py. A quirk, if chosen,
+spoils that reply in one place (quirks.py). The package has a line budget
+(tests/test_offline_model.py): teach it a kind of request, not a sentence.
 
 A learner's own tool needs no change here: a good name and description are enough.
 
