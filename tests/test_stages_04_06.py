@@ -410,3 +410,32 @@ def test_stage05_a_fault_mid_loop_drops_the_whole_turn_and_the_chat_goes_on(monk
     assert model.calls[2]["messages"] == [{"role": "user", "content": "again?"}]
     out = trace.console.file.getvalue()
     assert "error  anthropic: the stream broke off" in out and "tao  fine" in out
+
+
+# ---------------------------------------------------------------- stage 06 against a real SDK
+
+# what OpenAI answers a GPT-5-family model sent `stop` (smolagents#1671, litellm#15244)
+REFUSED_STOP = {"error": {"message": "Unsupported parameter: 'stop' is not supported with "
+                                     "this model.", "type": "invalid_request_error",
+                          "param": "stop", "code": "unsupported_parameter"}}
+
+
+@pytest.mark.sdk
+def test_stage06_on_a_model_that_refuses_stop_sends_it_without_and_still_coaches():
+    from fake_api import FakeAPI, HTTPError, chat_chunk, chat_stream
+
+    from shared.providers.openai_provider import OpenAIProvider
+
+    ran_on = f'{NOW}\n<tool_result tool="now">\n42\n</tool_result>\nIt is 42.'
+    notes = []
+    with FakeAPI("openai") as api:
+        api.queue(HTTPError(400, REFUSED_STOP),
+                  chat_stream(chat_chunk({"content": ran_on}, "stop")),
+                  chat_stream(chat_chunk({"content": NOW}, "stop")),
+                  chat_stream(chat_chunk({"content": "It is noon."}, "stop")))
+        model = OpenAIProvider(model="gpt-5-mini", api_key="sk-test", base_url=api.base_url)
+        model.on_notice = notes.append
+        answer = LOOPS["06"].agent_step("time?", [], model, "")
+    assert answer == "It is noon.", "the run-on reply was coached, the clock ran"
+    assert ["stop" in body for body in api.requests] == [True, False, False, False]
+    assert len(notes) == 1 and "stop" in notes[0], notes
