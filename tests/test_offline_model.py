@@ -457,6 +457,10 @@ def test_asked_what_a_tool_returned_it_tells_the_result_in_view_and_calls_nothin
     fresh = OfflineProvider().call(turn + ask("What did wordcount return for 'a b'?"), "",
                                    KIT_TOOLS)
     assert calls_of(fresh) == [("wordcount", {"text": "a b"})], "new data is a new request"
+    named = OfflineProvider().call(turn + ask("and what did wordcount give?"), "", KIT_TOOLS)
+    assert "returned 6" in named.text and not named.tool_calls
+    chat = OfflineProvider().call(turn + ask("Did you say hello?"), "", KIT_TOOLS)
+    assert "returned" not in chat.text, "a question about the talk, not about a tool"
     forgotten = OfflineProvider().call(ask("What did the wordcount tool return?"), "",
                                        KIT_TOOLS)
     assert "returned" not in forgotten.text, "nothing in view: nothing to recall"

@@ -18,8 +18,8 @@ from .planning import Need, ToolSpec, catalogue_from_prompt, catalogue_from_tool
 TOOL_RESULT = re.compile(  # the name: a JSON string, or a bare word
     r'^<tool_result tool=("(?:[^"\\]|\\.)*"|[^\s>]+)>\n?(.*?)\n?</tool_result>\s*$', re.S)
 # a question about what a tool said before: "what did the now tool return?"
-ASKS_WHAT_IT_SAID = re.compile(r"\b(did|was|were)\b.*\b(return|say|said|give|gave|output|result)",
-                               re.I)
+ASKS_WHAT_IT_SAID = re.compile(r"\b(did|was|were)\b.*\b(tool\b.*\b(return|say|said|give|gave|show)"
+                               r"|result|output)", re.I)
 ASKS_FOR_SUMMARY = re.compile(
     r"\b(summar(y|ies|i[sz]e|i[sz]ing)|recap|what (was|has been|you) (done|did|have done))\b",
     re.I)
@@ -154,6 +154,8 @@ def _json_line_call(text: str) -> tuple[str, dict | None]:
 def asks_what_it_said(s: Situation) -> bool:
     """The user asks what a tool said before, brings nothing new, and a result is in view."""
     asked = s.request
+    for name in s.catalogue:  # "what did wordcount return?" names its tool
+        asked = asked.replace(name, "tool")
     return (bool(s.last_turn[1]) and not s.turn and not s.forced
             and bool(ASKS_WHAT_IT_SAID.search(asked)) and not words.quoted(asked)
             and not words.numbers(asked))

@@ -126,12 +126,13 @@ def _fill(group: list, request: str, said) -> list[Need]:
 def _chained(clause: str, groups: list, request: str, result_of, said) -> str | None:
     """The clause with "that" replaced by the previous clause's result, when the clause
     is arithmetic on it ("... and multiply that by 3") and the result is in; else None."""
-    if not groups or not words.RESULT.search(clause):
+    found = words.RESULT.search(words.unquoted(clause))  # quoted words are data
+    if not groups or not found:
         return None
     results = [result_of(need) for need in _fill(groups[-1], request, said)]
     if not results or results[-1] is None:
         return None  # not in yet: the clause waits, as a detail of the one before
-    chained = words.RESULT.sub(results[-1], clause, count=1)
+    chained = clause[:found.start()] + results[-1] + clause[found.end():]
     return chained if words.is_arithmetic(chained) else None
 
 
