@@ -340,6 +340,17 @@ def test_stage06_offline_picks_each_tool_by_its_description():
         assert expected in loop.agent_step(question, [], OfflineProvider(), system)
 
 
+def test_stage06_offline_chains_a_call_on_the_first_result_as_its_readme_says():
+    loop = LOOPS["06"]
+    trace = Trace(make_console(file=io.StringIO(), width=80))
+    answer = loop.agent_step("Count the words in 'to be or not to be' and multiply that by 7",
+                             [], OfflineProvider(), loop.build_agent_system(), trace)
+    out = trace.console.file.getvalue()
+    assert out.index("act · wordcount") < out.index("act · calculator"), out
+    assert '"6 * 7"' in out and "iteration 3" in out and "iteration 4" not in out
+    assert "42" in answer, answer
+
+
 def test_stage06_prompt_lists_every_registered_tool():
     loop, tools = LOOPS["06"], load_stage("06", "tools")
     system = loop.build_agent_system()
