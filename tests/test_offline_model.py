@@ -368,6 +368,7 @@ def test_time_is_still_time(question):
     ("Count the words in the sentence I just gave you.", "a stitch in time saves nine"),
     ("how many words did I just send you?", "a stitch in time saves nine"),
     ("Reverse what I said before", "a stitch in time saves nine"),
+    ("reverse my previous message", "a stitch in time saves nine"),
 ])
 def test_words_that_point_back_mean_what_was_said_not_themselves(question, text):
     said = [*ask("Here is a proverb: 'a stitch in time saves nine'"),
@@ -376,6 +377,14 @@ def test_words_that_point_back_mean_what_was_said_not_themselves(question, text)
     assert [list(c.args.values()) for c in reply.tool_calls] == [[text]], calls_of(reply)
     alone = OfflineProvider().call(ask(question), "", [REVERSE, *KIT_TOOLS])
     assert alone.tool_calls == [] and alone.text.endswith("?"), "nothing said before: it asks"
+
+
+def test_before_and_after_in_an_argument_are_just_words():
+    said = [*ask("Here is a proverb: 'a stitch in time saves nine'"),
+            {"role": "assistant", "content": "Noted."},
+            *ask("What's the weather in Lisbon before noon?")]
+    assert calls_of(OfflineProvider().call(said, "", [WEATHER])) == [
+        ("get_weather", {"city": "Lisbon before noon"})]
 
 
 def test_this_sentence_is_the_sentence_itself():

@@ -31,7 +31,8 @@ SQUARED = re.compile(r"(?<=[\d)])\s*\b(squared|cubed)\b", re.I)
 # words that point back: at an earlier result ("multiply that by 2"), or at earlier words
 RESULT = re.compile(r"\b(?:that|it|the (?:result|answer|number|total))\b", re.I)
 SAID_BEFORE = re.compile(r"\b(?:(?:i|you) (?:just |already )?(?:gave|give|sent|send|wrote|typed|"
-                         r"said|told|pasted)|earlier|previous|above|before)\b", re.I)
+                         r"said|told|pasted)|(?:previous|last|earlier) (?:sentence|message|text|"
+                         r"line|one))\b", re.I)
 SAID_NOW = re.compile(r"^(?:this|my)\b.*\b(?:sentence|question|message|request)$", re.I)
 
 # a phrase in a request -> the words it stands for (so "how many" can meet "count"), and
