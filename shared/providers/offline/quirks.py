@@ -13,8 +13,8 @@ from .rules import Draft
 
 QUIRKS = {
     "blank_lines": "blank lines before the JSON line (what .strip() is for)",
-    "fenced": "the JSON wrapped in a ```json fence",
-    "prose": "a sentence of prose before the JSON",
+    "fenced": "a turn's first JSON line wrapped in a ```json fence",
+    "prose": "a sentence of prose before a turn's first JSON line",
     "broken_json": "the first tool call cut off mid-JSON",
     "unknown_tool": "the first tool call names a tool that does not exist",
     "own_observation": "a made-up tool result after the JSON line (what stop sequences are for)",
