@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import run_stage
 
+import shared.providers.offline as offline
 from shared.cli.repo import load_stage
 from shared.providers import OfflineProvider, ProviderError, Tool, get_provider
 from shared.providers.offline import QUIRKS
@@ -35,6 +37,7 @@ SLOW_FETCH = Tool("slow_fetch", "Pretend to fetch a web page, taking some second
                   schema({"url": {"type": "string"}, "seconds": {"type": "number"}},
                          ["url", "seconds"]), lambda args: f"page {args['url']}")
 NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, SLOW_FETCH, *KIT_TOOLS]
+OFFLINE_BUDGET = 960  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026)
 
 
 def ask(text):
@@ -58,7 +61,7 @@ def test_json_protocol_time_question_takes_two_turns():
     first = "".join(model.stream(messages, JSON_PROTOCOL))
     assert json.loads(first) == {"tool": "now", "args": {}}
     messages += [{"role": "assistant", "content": first},
-                 {"role": "user", "content": "<tool_result tool=now>\n2026-05-01T09:30\n"
+                 {"role": "user", "content": "<tool_result tool=\"now\">\n2026-05-01T09:30\n"
                                              "</tool_result>"}]
     second = "".join(model.stream(messages, JSON_PROTOCOL))
     assert "2026-05-01T09:30" in second and not second.startswith("{")
@@ -125,10 +128,33 @@ def test_native_two_tool_question_calls_both_in_one_reply():
     ("prose", lambda r: not r.startswith("{") and json.loads(r[r.index("{"):])),
     ("broken_json", lambda r: r.startswith("{") and _not_json(r)),
     ("unknown_tool", lambda r: json.loads(r)["tool"] not in ("now", "wordcount", "calculator")),
+    ("own_observation", lambda r: json.loads(r.split("\n")[0]) == {"tool": "now", "args": {}}
+     and '\n<tool_result tool="now">\n' in r and "</tool_result>" in r),
 ])
 def test_quirks_show_real_model_mistakes(quirk, check):
     reply = "".join(OfflineProvider(quirk=quirk).stream(ask("What time is it?"), JSON_PROTOCOL))
     assert check(reply), reply
+
+
+def test_a_stop_sequence_cuts_a_made_up_observation_off():
+    model = OfflineProvider(quirk="own_observation")
+    replies = []
+    model.on_reply = replies.append
+    cut = "".join(model.stream(ask("What time is it?"), JSON_PROTOCOL, stop=["<tool_result"]))
+    assert json.loads(cut) == {"tool": "now", "args": {}} and "42" not in cut
+    assert [reply.stop_reason for reply in replies] == ["stop_sequence"]
+
+
+@pytest.mark.parametrize("quirk", ["fenced", "prose"])
+def test_a_coached_text_quirk_comes_out_right_on_the_retry(quirk):
+    model = OfflineProvider(quirk=quirk)
+    messages = ask("What time is it?")
+    first = "".join(model.stream(messages, JSON_PROTOCOL))
+    messages += [{"role": "assistant", "content": first},
+                 {"role": "user", "content": "<tool_result tool=null>\nError: no tool ran: "
+                                             "that looked like a tool call\n</tool_result>"}]
+    again = "".join(model.stream(messages, JSON_PROTOCOL))
+    assert first != again and json.loads(again) == {"tool": "now", "args": {}}
 
 
 def _not_json(text):
@@ -151,7 +177,8 @@ def test_native_quirks_spoil_only_the_first_call_and_the_retry_is_clean():
 
 
 def test_every_quirk_is_tested_and_a_bad_one_is_refused():
-    assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool"}
+    assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool",
+                           "own_observation"}
     with pytest.raises(ProviderError, match="unknown quirk"):
         OfflineProvider(quirk="sulky")
 
@@ -304,6 +331,160 @@ def _run_loop_with(tools, question):
         return LOOP.agent_step(question, [], OfflineProvider(), "")
     finally:
         LOOP.TOOLS, LOOP.find_tool.__globals__["TOOLS"] = saved
+
+
+# ---------------------------------------------------------------- judgment: intent, not overlap
+
+COMPUTE = Tool("compute", "Evaluate a math formula.",
+               schema({"formula": {"type": "string"}}, ["formula"]), lambda args: "5")
+
+
+@pytest.mark.parametrize(("question", "expression"), [
+    ("what's 4823 times 1979?", "4823 * 1979"),   # "times" is no clock between numbers
+    ("What is 7 multiplied by 6?", "7 * 6"),
+    ("what do you get for 2 plus 2", "2 + 2"),
+    ("100 divided by 8, please", "100 / 8"),
+    ("Is 10 minus 3 seven?", "10 - 3"),
+    ("What is 3 to the power of 4?", "3 ** 4"),
+    ("multiply 12 by 12", "12 * 12"),
+    ("subtract 4 from 10", "10 - 4"),
+    ("what is 9 squared", "9 ** 2"),
+    ("15 × 3 = ?", "15 * 3"),
+])
+def test_arithmetic_in_words_is_arithmetic(question, expression):
+    for tools in (KIT_TOOLS, [*NEW_TOOLS[:4], COMPUTE]):  # the kit's, and a stranger's
+        reply = OfflineProvider().call(ask(question), "", tools)
+        assert [c.name for c in reply.tool_calls] in (["calculator"], ["compute"]), (
+            f"{question!r} called {calls_of(reply)}")
+        assert list(reply.tool_calls[0].args.values()) == [expression]
+    line = json.loads("".join(OfflineProvider().stream(ask(question), JSON_PROTOCOL)))
+    assert line == {"tool": "calculator", "args": {"expression": expression}}
+
+
+@pytest.mark.parametrize("question", ["What time is it now?", "Give me the time, please"])
+def test_time_is_still_time(question):
+    assert calls_of(OfflineProvider().call(ask(question), "", KIT_TOOLS)) == [("now", {})]
+
+
+@pytest.mark.parametrize(("question", "text"), [
+    ("Count the words in the sentence I just gave you.", "a stitch in time saves nine"),
+    ("how many words did I just send you?", "a stitch in time saves nine"),
+    ("Reverse what I said before", "a stitch in time saves nine"),
+    ("reverse my previous message", "a stitch in time saves nine"),
+])
+def test_words_that_point_back_mean_what_was_said_not_themselves(question, text):
+    said = [*ask("Here is a proverb: 'a stitch in time saves nine'"),
+            {"role": "assistant", "content": "Noted."}, *ask(question)]
+    reply = OfflineProvider().call(said, "", [REVERSE, *KIT_TOOLS])
+    assert [list(c.args.values()) for c in reply.tool_calls] == [[text]], calls_of(reply)
+    alone = OfflineProvider().call(ask(question), "", [REVERSE, *KIT_TOOLS])
+    assert alone.tool_calls == [] and alone.text.endswith("?"), "nothing said before: it asks"
+
+
+def test_before_and_after_in_an_argument_are_just_words():
+    said = [*ask("Here is a proverb: 'a stitch in time saves nine'"),
+            {"role": "assistant", "content": "Noted."},
+            *ask("What's the weather in Lisbon before noon?")]
+    assert calls_of(OfflineProvider().call(said, "", [WEATHER])) == [
+        ("get_weather", {"city": "Lisbon before noon"})]
+
+
+def test_this_sentence_is_the_sentence_itself():
+    reply = OfflineProvider().call(ask("How many words are in this very short sentence?"), "",
+                                   KIT_TOOLS)
+    assert calls_of(reply) == [
+        ("wordcount", {"text": "How many words are in this very short sentence"})]
+
+
+@pytest.mark.parametrize(("question", "first", "then", "told"), [
+    ("Count the words in 'a b c d' and multiply that by 5", ("wordcount", "a b c d"),
+     ("calculator", "4 * 5"), "20"),
+    ("What is 2 to the power of 10, and then the result minus 24?", ("calculator", "2 ** 10"),
+     ("calculator", "1024 - 24"), "1000"),
+    ("Roll a die with 20 sides, then add 3 to it", ("roll_die", 20), ("calculator", "17 + 3"),
+     "20"),
+])
+def test_a_call_can_chain_on_an_earlier_result(question, first, then, told):
+    trace_calls = []
+
+    def recording(tool):
+        def run(args):
+            trace_calls.append((tool.name, *args.values()))
+            return tool.run(args)
+        return Tool(tool.name, tool.description, tool.schema, run)
+
+    tools = [recording(t) for t in NEW_TOOLS]
+    answer = _run_loop_with(tools, question)
+    assert trace_calls == [first, then], "the second call waited for the first result"
+    assert told in answer, answer
+
+
+def test_a_chained_call_goes_out_with_no_preamble():
+    messages = ask("Count the words in 'x y z' and multiply that by 2")
+    model = OfflineProvider()
+    first = model.call(messages, "", KIT_TOOLS)
+    assert first.text.startswith("I'll use wordcount") and calls_of(first) == [
+        ("wordcount", {"text": "x y z"})]
+    messages += [first.assistant_message(), result_of(first.tool_calls[0], "3")]
+    second = model.call(messages, "", KIT_TOOLS)
+    assert second.text == "" and calls_of(second) == [("calculator", {"expression": "3 * 2"})]
+
+
+def test_arithmetic_on_a_result_that_is_not_a_number_waits_for_nothing():
+    answer = _run_loop_with(NEW_TOOLS, "Reverse 'abc' and multiply that by 2")
+    assert "cba" in answer and "calculator" not in answer, answer
+
+
+@pytest.mark.parametrize("choice", ["required", "calculator"])
+def test_tool_choice_that_demands_a_call_gets_one(choice):
+    reply = OfflineProvider().call(ask("hello there"), "", KIT_TOOLS, tool_choice=choice)
+    assert len(reply.tool_calls) == 1 and reply.stop_reason == "tool_use", reply.text
+    if choice != "required":
+        assert reply.tool_calls[0].name == choice
+    fitting = OfflineProvider().call(ask("What is 6 * 7?"), "", KIT_TOOLS, tool_choice=choice)
+    assert calls_of(fitting) == [("calculator", {"expression": "6 * 7"})]
+    chat = OfflineProvider().call(ask("hello there"), "", KIT_TOOLS, tool_choice="auto")
+    assert chat.tool_calls == [], "auto leaves the choice to the rules"
+
+
+def test_tool_choice_required_still_calls_after_a_result():
+    messages = ask("What time is it?")
+    first = OfflineProvider().call(messages, "", KIT_TOOLS)
+    messages += [first.assistant_message(), result_of(first.tool_calls[0], "noon")]
+    again = OfflineProvider().call(messages, "", KIT_TOOLS, tool_choice="required")
+    assert again.tool_calls, "required means every reply calls, even with an answer in hand"
+    assert OfflineProvider().call(messages, "", KIT_TOOLS).tool_calls == []
+
+
+def test_asked_what_a_tool_returned_it_tells_the_result_in_view_and_calls_nothing():
+    turn = ask("How many words are in 'to be or not to be'?") + [
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "name": "wordcount", "args": {"text": "to be or not to be"}}]},
+        {"role": "tool", "tool_call_id": "c1", "name": "wordcount", "content": "6"},
+        {"role": "assistant", "content": "That text has 6 words."}]
+    reply = OfflineProvider().call(turn + ask("What exactly did the wordcount tool return?"),
+                                   "", KIT_TOOLS)
+    assert reply.tool_calls == [] and "wordcount tool" in reply.text and "returned 6" in reply.text
+    fresh = OfflineProvider().call(turn + ask("What did wordcount return for 'a b'?"), "",
+                                   KIT_TOOLS)
+    assert calls_of(fresh) == [("wordcount", {"text": "a b"})], "new data is a new request"
+    named = OfflineProvider().call(turn + ask("and what did wordcount give?"), "", KIT_TOOLS)
+    assert "returned 6" in named.text and not named.tool_calls
+    chat = OfflineProvider().call(turn + ask("Did you say hello?"), "", KIT_TOOLS)
+    assert "returned" not in chat.text, "a question about the talk, not about a tool"
+    forgotten = OfflineProvider().call(ask("What did the wordcount tool return?"), "",
+                                       KIT_TOOLS)
+    assert "returned" not in forgotten.text, "nothing in view: nothing to recall"
+
+
+def test_the_offline_model_keeps_to_its_line_budget():
+    # one rule that reads intent beats a heuristic per demo sentence: fold new cases
+    # into the rules and tables that exist before you raise this
+    package = Path(offline.__file__).parent
+    sizes = {p.name: len([line for line in p.read_text(encoding="utf-8").splitlines()
+                          if line.strip()]) for p in package.glob("*.py")}
+    assert sum(sizes.values()) <= OFFLINE_BUDGET, f"{sum(sizes.values())} lines: {sizes}"
+    assert max(sizes.values()) <= 300, sizes
 
 
 # ---------------------------------------------------------------- reading words

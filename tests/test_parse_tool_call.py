@@ -1,7 +1,8 @@
 """`_parse_tool_call` against replies real models send: what counts as a tool call.
 
 The contract: strip the text; not starting with `{` -> None; not valid JSON -> None; not
-a dict or no "tool" key -> None; else the dict. Each row pins one reply's fate, so a
+a dict or no "tool" key -> None; else the dict, with "args" set to {} when it was left
+out or null (any other value stays, for run_tool to refuse). Each row pins one reply's fate, so a
 change to the parser shows exactly which replies it reclassifies. FN marks a reply
 that was *meant* as a tool call but is read as an answer (a false negative); FP one
 that is read as a tool call although it is unusable as one (a false positive, caught
@@ -30,7 +31,8 @@ CORPUS = [
     ('\t{"tool": "now", "args": {}}\r\n', CALL),                  # tabs, CRLF
     ('{\n  "tool": "now",\n  "args": {}\n}', CALL),               # pretty-printed
     ('{"args": {}, "tool": "now"}', {"args": {}, "tool": "now"}),  # keys reordered
-    ('{"tool": "now"}', {"tool": "now"}),                         # args left out
+    ('{"tool": "now"}', CALL),                                    # args left out: {}
+    ('{"tool": "now", "args": null}', CALL),                      # args null: {} as well
     ('{"tool": "wordcount", "args": {"text": "a {b} c"}}',        # braces inside strings
      {"tool": "wordcount", "args": {"text": "a {b} c"}}),
     ('{"tool": "wordcount", "args": {"text": "say \\"hi\\""}}',   # escaped quotes
@@ -47,8 +49,8 @@ CORPUS = [
      {"tool": "wordcount", "args": {"text": BIG}}),
     # FP: parsed as calls, but unusable; run_tool turns them into Error observations
     ('{"tool": 42, "args": {}}', {"tool": 42, "args": {}}),       # tool not a string
-    ('{"tool": null}', {"tool": None}),                           # tool null
-    ('{"tool": ["now"]}', {"tool": ["now"]}),                     # tool a list
+    ('{"tool": null}', {"tool": None, "args": {}}),               # tool null
+    ('{"tool": ["now"]}', {"tool": ["now"], "args": {}}),         # tool a list
     ('{"tool": "now", "args": []}', {"tool": "now", "args": []}),  # args not an object
     ('{"tool": "now", "args": "{}"}', {"tool": "now", "args": "{}"}),  # args as a string
     ('{"tool": "clock", "args": {}}', {"tool": "clock", "args": {}}),  # unknown tool
@@ -86,11 +88,11 @@ CORPUS = [
     ('\ufeff\n\n{"tool": "now", "args": {}}', CALL),              # BOM, then blank lines
     ('{"tool": "now", "args": {"n": ' + "9" * 5000 + '}}', None),  # int over 4,300 digits
     ('{"tool": ' + "1" * 4301 + '}', None),                       # the name such an int
-    ('{"tool": NaN}', {"tool": float("nan")}),                    # FP: NaN as the name
+    ('{"tool": NaN}', {"tool": float("nan"), "args": {}}),        # FP: NaN as the name
     ('{"tool": "now", "args": {"n": -Infinity}}',                 # infinity: Python accepts it
      {"tool": "now", "args": {"n": float("-inf")}}),
     ('{"tool": ' + "[" * 900 + "]" * 900 + '}',                   # FP: deep, but decodable
-     {"tool": json.loads("[" * 900 + "]" * 900)}),
+     {"tool": json.loads("[" * 900 + "]" * 900), "args": {}}),
     (BIG, None),                                                  # a megabyte of prose
 ]
 
@@ -138,11 +140,15 @@ def any_reply():
 
 
 def survives(text):
-    """Every stage's parser returns None or a call, and run_tool survives the call."""
+    """Every stage's parser returns None or a call, and run_tool survives the call;
+    stage 06's near-miss check has a reason or None for whatever the parser refused."""
     for stage in sorted(PARSERS):
         result = PARSERS[stage](text)
         assert result is None or (isinstance(result, dict) and "tool" in result), (
             f"stage {stage}'s parser returned {result!r}")
+        if result is None and stage == "06":
+            why = LOOPS["06"]._near_miss(text)
+            assert why is None or isinstance(why, str), f"_near_miss returned {why!r}"
         if result is not None:  # whatever the parser lets through, run_tool must survive
             observation = RUN_TOOL[stage](result["tool"], result.get("args", {}))
             assert isinstance(observation, str), f"stage {stage}: run_tool returned {observation!r}"

@@ -235,7 +235,7 @@ def test_a_result_within_the_budget_is_passed_whole(number, size, monkeypatch):
     model = ScriptedProvider([call("fits"), "ok"])
     loop.agent_step("x", [], model, "")
     content = model.calls[1]["messages"][-1]["content"]
-    assert content == f"<tool_result tool=fits>\n{result}\n</tool_result>", content[-60:]
+    assert content == f'<tool_result tool="fits">\n{result}\n</tool_result>', content[-60:]
 
 
 def stage07_result(result_of) -> dict:

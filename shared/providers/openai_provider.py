@@ -29,6 +29,7 @@ class OpenAIProvider(SDKProvider):
         self.max_tokens = max_tokens
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         self.include_usage = True  # turned off for the session if the server refuses it
+        self.takes_stop = True  # likewise for stop sequences (GPT-5-family models refuse them)
         key = api_key or os.environ.get(self.key_var)
         if not key:
             if not self.base_url:
@@ -68,20 +69,25 @@ class OpenAIProvider(SDKProvider):
             params[limit] = options.max_tokens
         if options.tool_choice and params.get("tools"):
             params["tool_choice"] = openai_tool_choice(options.tool_choice)
-        if options.stop:
+        if options.stop and self.takes_stop:
             params["stop"] = list(options.stop)
         return params
 
     def _open(self, params: dict):
-        """Send the request; if the server refuses `stream_options`, once more without."""
+        """Send the request; if the server refuses `stream_options` or `stop`, once more
+        without it (remembered: later turns leave it out from the start)."""
         try:
             return self._client.chat.completions.create(**params)
         except self._sdk.APIStatusError as exc:
             said = server_message(exc)
+            if exc.status_code in (400, 422) and "stop" in params and "'stop'" in said:
+                self.takes_stop = False
+                self.notice(f"{self.model} refuses stop sequences: sent without them")
+                return self._open({k: v for k, v in params.items() if k != "stop"})
             if "stream_options" not in params or exc.status_code not in (400, 422) or not (
                     "stream_options" in said or "include_usage" in said):
                 raise
-        self.include_usage = False  # remembered: later turns leave it out from the start
+        self.include_usage = False
         del params["stream_options"]
         return self._client.chat.completions.create(**params)
 

@@ -39,7 +39,7 @@ def build_agent_system() -> str:
 
 
 def _parse_tool_call(text: str) -> dict | None:
-    """The tool call in a reply, or None if the reply is a plain answer."""
+    """The tool call in a reply (its args {} if none), or None for a plain answer."""
     text = text.lstrip("\ufeff").strip()  # models often put a BOM or blank lines first
     if not text.startswith("{"):
         return None
@@ -49,6 +49,8 @@ def _parse_tool_call(text: str) -> dict | None:
         return None  # looked like JSON, was not (or too deep, or a number too long): an answer
     if not isinstance(parsed, dict) or "tool" not in parsed:
         return None
+    if parsed.get("args") is None:  # left out or null: no arguments, as the book's loop says
+        parsed["args"] = {}
     return parsed
 
 

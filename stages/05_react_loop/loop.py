@@ -46,7 +46,7 @@ def build_agent_system() -> str:
 
 
 def _parse_tool_call(text: str) -> dict | None:
-    """The tool call in a reply, or None if the reply is a plain answer."""
+    """The tool call in a reply (its args {} if none), or None for a plain answer."""
     text = text.lstrip("\ufeff").strip()  # models often put a BOM or blank lines first
     if not text.startswith("{"):
         return None
@@ -56,6 +56,8 @@ def _parse_tool_call(text: str) -> dict | None:
         return None  # looked like JSON, was not (or too deep, or a number too long): an answer
     if not isinstance(parsed, dict) or "tool" not in parsed:
         return None
+    if parsed.get("args") is None:  # left out or null: no arguments, as the book's loop says
+        parsed["args"] = {}
     return parsed
 
 
@@ -78,9 +80,10 @@ def observation(name: str, result: str) -> str:
     if len(result) > MAX_OBSERVATION:
         cut = len(result) - MAX_OBSERVATION
         result = result[:MAX_OBSERVATION] + f"\n[... {cut} more characters cut]"
-    # a result must not close the wrapper early or open a fake one (any case, any spacing)
+    # neither the result nor the name (the model's) may close the wrapper or open a fake one
     result = re.sub(r"<(?=\s*/?\s*tool_result)", "&lt;", result, flags=re.IGNORECASE)
-    return f"<tool_result tool={name}>\n{result}\n</tool_result>"
+    tool = json.dumps(name).replace("<", "\\u003c").replace(">", "\\u003e")  # one quoted token
+    return f"<tool_result tool={tool}>\n{result}\n</tool_result>"
 
 
 def agent_step(user_message: str, history: list[dict], provider, system: str,

@@ -1,6 +1,6 @@
 """The ReAct loop, now with several tools from a registry.
 
-The loop is stage 05's, unchanged. The tools moved to tools.py, and the tool list in
+The loop is stage 05's, plus a near-miss coach. The tools moved to tools.py; the tool list in
 the system prompt is generated from that registry, so adding a tool touches no code here.
 """
 
@@ -14,6 +14,9 @@ from shared.trace import SILENT
 
 MAX_ITERATIONS = 10  # a model that never stops calling tools must not loop forever
 MAX_OBSERVATION = 4000  # characters of one tool result the model gets to read
+MAX_NEAR_MISSES = 2  # coached replies per turn; the next near miss is taken as the answer
+STOP = ("<tool_result",)  # a model that starts writing its own observation is cut off there
+NEAR_MISS = "Error: no tool ran: that looked like a tool call, but {why}. Send the JSON line alone."
 
 TOOL_INSTRUCTIONS = """
 You have access to tools. To call a tool, reply with exactly one line of JSON:
@@ -36,7 +39,7 @@ def build_agent_system() -> str:
 
 
 def _parse_tool_call(text: str) -> dict | None:
-    """The tool call in a reply, or None if the reply is a plain answer."""
+    """The tool call in a reply (its args {} if none), or None for a plain answer."""
     text = text.lstrip("\ufeff").strip()  # models often put a BOM or blank lines first
     if not text.startswith("{"):
         return None
@@ -46,7 +49,26 @@ def _parse_tool_call(text: str) -> dict | None:
         return None  # looked like JSON, was not (or too deep, or a number too long): an answer
     if not isinstance(parsed, dict) or "tool" not in parsed:
         return None
+    if parsed.get("args") is None:  # left out or null: no arguments, as the book's loop says
+        parsed["args"] = {}
     return parsed
+
+
+def _near_miss(text: str) -> str | None:
+    """Why a reply that is no tool call still looks like one, or None if it does not."""
+    start = text.find("{")
+    if start < 0 or not re.search(r"[\"']tool[\"']\s*:", text[start:]):
+        return None  # no "tool" key in sight: an answer
+    try:
+        end = json.JSONDecoder().raw_decode(text, start)[1]
+    except (ValueError, RecursionError):
+        return "its JSON did not parse (cut off, or not JSON)"
+    before, after = text[:start].strip(), text[end:].strip()
+    if "```" in before:
+        return "it was inside a code fence"
+    if bool(before) != bool(after):  # text on one side only: a call with company
+        return f"it had text {'before' if before else 'after'} the JSON"
+    return None  # JSON quoted inside prose, or JSON that is no call: an answer
 
 
 def run_tool(name: str, args: dict) -> str:
@@ -68,22 +90,32 @@ def observation(name: str, result: str) -> str:
     if len(result) > MAX_OBSERVATION:
         cut = len(result) - MAX_OBSERVATION
         result = result[:MAX_OBSERVATION] + f"\n[... {cut} more characters cut]"
-    # a result must not close the wrapper early or open a fake one (any case, any spacing)
+    # neither the result nor the name (the model's) may close the wrapper or open a fake one
     result = re.sub(r"<(?=\s*/?\s*tool_result)", "&lt;", result, flags=re.IGNORECASE)
-    return f"<tool_result tool={name}>\n{result}\n</tool_result>"
+    tool = json.dumps(name).replace("<", "\\u003c").replace(">", "\\u003e")  # one quoted token
+    return f"<tool_result tool={tool}>\n{result}\n</tool_result>"
 
 
 def agent_step(user_message: str, history: list[dict], provider, system: str,
                trace=SILENT) -> str:
     """Think, act, observe until the model answers in plain text; return that answer."""
     messages = history + [{"role": "user", "content": user_message}]
+    near_misses = 0
     for iteration in range(1, MAX_ITERATIONS + 1):
         trace.iteration(iteration)
-        reply = "".join(provider.stream(messages, system))  # think
+        reply = "".join(provider.stream(messages, system, stop=STOP))  # think
         call = _parse_tool_call(reply)
-        if call is None:
+        why = None if call else _near_miss(reply)
+        if call is None and (why is None or near_misses == MAX_NEAR_MISSES):
             return reply  # a plain answer ends the turn
         trace.think(reply)
+        if why:  # meant as a call, written wrong: run nothing, and say what was wrong
+            near_misses += 1
+            coaching = NEAR_MISS.format(why=why)
+            trace.observe(None, coaching)
+            messages.append({"role": "assistant", "content": reply})
+            messages.append({"role": "user", "content": observation(None, coaching)})
+            continue
         name, args = call["tool"], call.get("args", {})
         trace.act(name, args)
         result = run_tool(name, args)  # act

@@ -1,7 +1,7 @@
 """Stage 06: a tool registry.
 
 Several tools (`now`, `wordcount`, `calculator`) live in one registry in tools.py, and
-the system prompt's tool list is generated from it. The loop did not change at all.
+the system prompt's tool list is generated from it. The loop now coaches near misses.
 
     uv run stages/06_tool_registry/main.py
 """

@@ -3,9 +3,12 @@ with no key and no network. It is not clever, and says so.
 
 It reads what a real model reads: the system prompt (the tools a JSON-line protocol
 lists), the native `tools`, and the conversation (conversation.py). It picks tools by
-the words they share with the request and fills their arguments from the schema
-(planning.py), then the first rule that applies decides the reply (rules.py), in
-words from writing.py. A quirk, if chosen, spoils that reply in one place (quirks.py).
+the words they share with the request, except where words mislead: arithmetic said in
+words is arithmetic, and "that" or "the sentence I gave you" mean what they point at
+(words.py, planning.py). It fills arguments from the schema, then the first rule that
+applies decides the reply (rules.py), in words from writing.py. A quirk, if chosen,
+spoils that reply in one place (quirks.py). The package has a line budget
+(tests/test_offline_model.py): teach it a kind of request, not a sentence.
 
 A learner's own tool needs no change here: a good name and description are enough.
 
@@ -58,7 +61,8 @@ class OfflineProvider(Provider):
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Decide the reply by the rules, stream its text in small deltas, then the Reply."""
         usable = _allowed(tools, options.tool_choice)
-        situation = read_situation(messages, system or "", usable)
+        forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
+        situation = read_situation(messages, system or "", usable, forced)
         draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
                             tool_names=situation.catalogue)
         stop_reason = "tool_use" if draft.calls else "end_turn"
@@ -76,7 +80,7 @@ class OfflineProvider(Provider):
 
 def _allowed(tools: tuple[Tool, ...], choice: str | None) -> tuple[Tool, ...]:
     """The tools this call may use: none for "none", only the named one when one is named
-    ("auto" and "required" leave them all; the rules call a tool whenever one fits)."""
+    ("auto" and "required" leave them all; "required" and a name also force a call)."""
     if choice == "none":
         return ()
     if choice in (None, "auto", "required"):

@@ -2,7 +2,8 @@
 
 It reads what a real model reads: the system prompt, the native `tools`, and the
 messages. Tool results come in two shapes: `role: tool` messages (native calls) and
-`<tool_result tool=NAME>` user messages (the JSON-line protocol of stages 04-06).
+`<tool_result tool="NAME">` user messages (the JSON-line protocol of stages 04-06; the
+name is a JSON string there, and bare in stage 09/10's wrap-up).
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from . import words
 from .planning import Need, ToolSpec, catalogue_from_prompt, catalogue_from_tools, plan
 
-TOOL_RESULT = re.compile(r"^<tool_result tool=([\w.-]+)>\n?(.*?)\n?</tool_result>\s*$", re.S)
+TOOL_RESULT = re.compile(  # the name: a JSON string, or a bare word
+    r'^<tool_result tool=("(?:[^"\\]|\\.)*"|[^\s>]+)>\n?(.*?)\n?</tool_result>\s*$', re.S)
+# a question about what a tool said before: "what did the now tool return?"
+ASKS_WHAT_IT_SAID = re.compile(r"\b(did|was|were)\b.*\b(tool\b.*\b(return|say|said|give|gave|show)"
+                               r"|result|output)", re.I)
 ASKS_FOR_SUMMARY = re.compile(
     r"\b(summar(y|ies|i[sz]e|i[sz]ing)|recap|what (was|has been|you) (done|did|have done))\b",
     re.I)
@@ -52,12 +58,18 @@ class Situation:
     last_turn: tuple[str, list[Observation]] = ("", [])
     unanswered: list[str] = field(default_factory=list)  # calls with no result (names)
     summary_asked: bool = False
+    forced: bool = False  # tool_choice says this reply must call a tool
     calls_so_far: int = 0
     plan: list[Need] = field(default_factory=list)
 
     def results(self) -> tuple[str, list[Observation]]:
         """(request, its tool results): this turn's, else the latest turn that had some."""
         return (self.request, self.turn) if self.turn else self.last_turn
+
+    def result_of(self, need: Need) -> str | None:
+        """The latest good result of `need` in this turn, if it is a number, else None."""
+        good = [o.result.strip() for o in self.turn if o.answers(need) and not o.failed]
+        return good[-1] if good and words.NUMBER.fullmatch(good[-1]) else None
 
     def pending(self) -> list[Need]:
         """Planned calls with every argument, no good result, and a retry left."""
@@ -70,11 +82,11 @@ class Situation:
         return ready
 
 
-def read_situation(messages: list[dict], system: str, tools) -> Situation:
+def read_situation(messages: list[dict], system: str, tools, forced: bool = False) -> Situation:
     """Read the conversation the way the rules need it."""
     native = bool(tools)
     catalogue = catalogue_from_tools(tools) if native else catalogue_from_prompt(system)
-    situation = Situation(system or "", native, catalogue)
+    situation = Situation(system or "", native, catalogue, forced=forced and bool(catalogue))
     calls: dict[str, tuple[str, dict]] = {}  # call id -> (name, args)
     last_text = ""
     for message in messages:
@@ -92,7 +104,8 @@ def read_situation(messages: list[dict], system: str, tools) -> Situation:
             _read_user(situation, content, last_text)
     situation.unanswered = [name for name, _ in calls.values()]
     situation.calls_so_far = sum(len(m.get("tool_calls") or []) for m in messages)
-    situation.plan = plan(situation.request, catalogue)
+    situation.plan = plan(situation.request, catalogue, situation.result_of,
+                          tuple(situation.earlier))
     return situation
 
 
@@ -100,9 +113,10 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
     """A user message: a JSON-line tool result, a request for a summary, or a new request."""
     result = TOOL_RESULT.match(content)
     if result:
+        tool = _tool_name(result.group(1))
         name, args = _json_line_call(last_text)
-        args = args if name == result.group(1) else None
-        situation.turn.append(Observation(result.group(1), args, result.group(2)))
+        args = args if name == tool else None
+        situation.turn.append(Observation(tool, args, result.group(2)))
         return
     if ASKS_FOR_SUMMARY.search(content) and situation.results()[1]:
         situation.summary_asked = True  # about the results so far: they stay in view
@@ -113,6 +127,15 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
         situation.last_turn = (situation.request, situation.turn)
     situation.request = content
     situation.turn = []
+
+
+def _tool_name(written: str) -> str:
+    """The tool name of a result's opening tag: a JSON string, or a bare word."""
+    try:
+        name = json.loads(written) if written.startswith('"') else written
+    except ValueError:
+        return written
+    return name if isinstance(name, str) else written
 
 
 def _json_line_call(text: str) -> tuple[str, dict | None]:
@@ -126,6 +149,16 @@ def _json_line_call(text: str) -> tuple[str, dict | None]:
         return "", None
     args = call.get("args", {})
     return call["tool"], args if isinstance(args, dict) else None
+
+
+def asks_what_it_said(s: Situation) -> bool:
+    """The user asks what a tool said before, brings nothing new, and a result is in view."""
+    asked = s.request
+    for name in s.catalogue:  # "what did wordcount return?" names its tool
+        asked = asked.replace(name, "tool")
+    return (bool(s.last_turn[1]) and not s.turn and not s.forced
+            and bool(ASKS_WHAT_IT_SAID.search(asked)) and not words.quoted(asked)
+            and not words.numbers(asked))
 
 
 def wants_summary(situation: Situation) -> bool:

@@ -2,9 +2,12 @@
 
 A tool is chosen by the words it shares with the request: each word of the tool's name
 (split on `_`) scores 2, each word of its description or argument names scores 1, after
-stemming. Each clause of the request ("... and ...") takes its best tool. Arguments
-are filled from the schema by kind (FILLERS); a required one that cannot be filled is
-listed in `Need.missing`, and the model asks for it instead of guessing.
+stemming; arithmetic, in symbols or words, points at an arithmetic tool. Each clause of
+the request ("... and ...") takes its best tool. Arguments are filled from the schema by
+kind (FILLERS); a required one that cannot be filled is listed in `Need.missing`, and the
+model asks for it instead of guessing. Words that point back are read for what they point
+at: "that" in arithmetic is the previous clause's result, once it is in (a chain of
+calls), and "the sentence I gave you" is the earlier message, not these words.
 """
 
 from __future__ import annotations
@@ -43,6 +46,10 @@ class ToolSpec:
         if not isinstance(found, dict):
             return {}
         return {str(name): spec if isinstance(spec, dict) else {} for name, spec in found.items()}
+
+    def kinds(self) -> set[str]:
+        """The kinds of its arguments (FILLERS' keys)."""
+        return {kind(name, prop) for name, prop in self.properties().items()}
 
     def required(self) -> list[str]:
         """The names of the arguments the tool cannot do without."""
@@ -91,35 +98,66 @@ def catalogue_from_prompt(system: str) -> dict[str, ToolSpec]:
     return catalogue
 
 
-def plan(request: str, catalogue: dict[str, ToolSpec]) -> list[Need]:
-    """The calls a request needs, in the order it asks for them."""
-    groups: list[list] = []  # [tool spec, start, end]: a clause and the tool it asks for
+def plan(request: str, catalogue: dict[str, ToolSpec], result_of=lambda need: None,
+         said: tuple[str, ...] = ()) -> list[Need]:
+    """The calls a request needs, in the order it asks for them. `result_of(need)` is a
+    result already in (a number, or None); `said` what the user said before, latest last."""
+    groups: list[list] = []  # [tool spec, start, end, text]: a clause and its tool
     detail_start = None  # a clause naming no tool is a detail of its neighbour
     for start, end in words.clauses(request):
-        spec = best_tool(request[start:end], catalogue)
+        chained = _chained(request[start:end], groups, request, result_of, said)
+        spec = best_tool(chained or request[start:end], catalogue)
         if spec is None and groups:
             groups[-1][2] = end  # "roll a number between 1 and 6": "6" joins "roll ... 1"
         elif spec is None and detail_start is None:
             detail_start = start  # "'a b c'. How many words?": the text joins what follows
         elif spec is not None:
-            groups.append([spec, start if detail_start is None else detail_start, end])
+            groups.append([spec, start if detail_start is None else detail_start, end, chained])
             detail_start = None
-    needs = [need for spec, start, end in groups for need in fill(spec, request[start:end])]
-    return _settled(needs)
+    return _settled([need for group in groups for need in _fill(group, request, said)])
+
+
+def _fill(group: list, request: str, said) -> list[Need]:
+    """The calls of one clause group, from its own text (or its chained text)."""
+    spec, start, end, chained = group
+    return fill(spec, chained or request[start:end], said)
+
+
+def _chained(clause: str, groups: list, request: str, result_of, said) -> str | None:
+    """The clause with "that" replaced by the previous clause's result, when the clause
+    is arithmetic on it ("... and multiply that by 3") and the result is in; else None."""
+    found = words.RESULT.search(words.unquoted(clause))  # quoted words are data
+    if not groups or not found:
+        return None
+    results = [result_of(need) for need in _fill(groups[-1], request, said)]
+    if not results or results[-1] is None:
+        return None  # not in yet: the clause waits, as a detail of the one before
+    chained = clause[:found.start()] + results[-1] + clause[found.end():]
+    return chained if words.is_arithmetic(chained) else None
 
 
 def best_tool(clause: str, catalogue: dict[str, ToolSpec]) -> ToolSpec | None:
     """The tool whose words overlap the clause most (the first one on a tie), or None."""
     asked = words.request_stems(clause)
+    if words.is_arithmetic(clause):  # arithmetic is for a tool that takes an expression
+        takers = [spec for spec in catalogue.values() if "expression" in spec.kinds()]
+        if takers:
+            return max(takers, key=lambda spec: spec.score(asked))
     best = max(catalogue.values(), key=lambda spec: spec.score(asked), default=None)
     if best is None or best.score(words.request_stems(clause, strong_only=True)) < MIN_SCORE:
         return None  # "how many ..." alone is no reason to count words
     return best
 
 
-def fill(spec: ToolSpec, clause: str) -> list[Need]:
+def likeliest(request: str, catalogue: dict[str, ToolSpec]) -> Need:
+    """The call of the tool closest to the request, even one sharing no word with it."""
+    spec = max(catalogue.values(), key=lambda spec: spec.score(words.request_stems(request)))
+    return fill(spec, request)[0]
+
+
+def fill(spec: ToolSpec, clause: str, said: tuple[str, ...] = ()) -> list[Need]:
     """The call(s) for one clause: one, or one per extra quoted text for a one-text tool."""
-    clue = Clue(clause, spec)
+    clue = Clue(clause, spec, said)
     need = Need(spec.name, {})
     required = spec.required()
     for name in sorted(spec.properties(), key=lambda n: n not in required):
@@ -155,8 +193,9 @@ def _settled(needs: list[Need]) -> list[Need]:
 class Clue:
     """What one clause offers to fill arguments with; each piece is used once."""
 
-    def __init__(self, clause: str, spec: ToolSpec):
+    def __init__(self, clause: str, spec: ToolSpec, said: tuple[str, ...] = ()):
         self.text = clause
+        self.said = said
         self.quoted = words.quoted(clause)
         self.numbers = words.numbers(clause)
         self.keys = words.request_stems(clause) & (spec.name_words | spec.other_words)
@@ -190,6 +229,11 @@ class Clue:
         while phrase and (words.stems(phrase[-1]) & self.choices or phrase[-1] in FILLER):
             phrase.pop()  # "Lisbon in celsius": the unit belongs to another argument
         phrase = " ".join(phrase)
+        if words.SAID_BEFORE.search(phrase):  # "the sentence I just gave you": not these words
+            earlier = self.said[-1] if self.said else ""
+            return (words.quoted(earlier) or [earlier])[0] or None
+        if words.SAID_NOW.match(phrase):  # "this sentence": the sentence itself
+            return self.text.strip()
         return phrase if words.stems(phrase) or any(c.isdigit() for c in phrase) else None
 
 

@@ -13,12 +13,13 @@ from .rules import Draft
 
 QUIRKS = {
     "blank_lines": "blank lines before the JSON line (what .strip() is for)",
-    "fenced": "the JSON wrapped in a ```json fence",
-    "prose": "a sentence of prose before the JSON",
+    "fenced": "a turn's first JSON line wrapped in a ```json fence",
+    "prose": "a sentence of prose before a turn's first JSON line",
     "broken_json": "the first tool call cut off mid-JSON",
     "unknown_tool": "the first tool call names a tool that does not exist",
+    "own_observation": "a made-up tool result after the JSON line (what stop sequences are for)",
 }
-FIRST_TRY_ONLY = {"broken_json", "unknown_tool"}  # the retry comes out right
+FIRST_TRY_ONLY = {"fenced", "prose", "broken_json", "unknown_tool"}  # the retry comes out right
 
 
 def apply_quirk(quirk: str | None, draft: Draft, *, first_try: bool,
@@ -45,6 +46,9 @@ def _spoil_line(quirk: str, line: str, tool_names) -> str:
     if quirk == "broken_json":
         return line[: len(line) // 2]
     call = json.loads(line)
+    if quirk == "own_observation":  # it goes on as if the transcript were its to write
+        tag = f"<tool_result tool={json.dumps(call['tool'])}>"
+        return f"{line}\n{tag}\n42\n</tool_result>\nThe {call['tool']} tool says 42."
     return json.dumps({"tool": invented_name(call["tool"], tool_names), "args": call["args"]},
                       ensure_ascii=False)
 

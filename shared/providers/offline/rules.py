@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from ..base import ToolCall
 from . import writing
-from .conversation import Situation, wants_summary
+from .conversation import Situation, asks_what_it_said, wants_summary
+from .planning import Need, likeliest
 
 
 @dataclass
@@ -26,20 +27,36 @@ class Draft:
 
 
 def call_tools(s: Situation) -> Draft:
-    """Native: every ready call in one reply. JSON line: the first one, as one line."""
-    ready = s.pending()
+    """The ready calls: natively all in one reply, as a JSON line only the first."""
+    return _calls(s, s.pending())
+
+
+def call_anyway(s: Situation) -> Draft:
+    """A call the API demands (tool_choice): the planned one, else the likeliest tool,
+    with whatever arguments the request gives."""
+    return _calls(s, s.plan[:1] or [likeliest(s.request, s.catalogue)])
+
+
+def _calls(s: Situation, needs: list[Need]) -> Draft:
+    """Native: the calls, announced in one sentence on a turn's first reply only (a
+    follow-up call goes out with no text, as real models often send). JSON: one line."""
     if not s.native:
-        line = json.dumps({"tool": ready[0].tool, "args": ready[0].args}, ensure_ascii=False)
+        line = json.dumps({"tool": needs[0].tool, "args": needs[0].args}, ensure_ascii=False)
         return Draft(line, call_line=True)
     calls = [ToolCall(f"offline_call_{s.calls_so_far + i}", need.tool, dict(need.args))
-             for i, need in enumerate(ready, start=1)]
+             for i, need in enumerate(needs, start=1)]
     names = list(dict.fromkeys(call.name for call in calls))
-    return Draft(f"I'll use {' and '.join(names)}.", calls)
+    return Draft("" if s.turn else f"I'll use {' and '.join(names)}.", calls)
 
 
 def has_ready_call(s: Situation) -> bool:
     """A planned call has all its arguments and no good result yet."""
     return bool(s.pending())
+
+
+def is_forced(s: Situation) -> bool:
+    """tool_choice demands a call ("required", or a tool's name)."""
+    return s.forced
 
 
 def has_results(s: Situation) -> bool:
@@ -64,7 +81,9 @@ def _text(write):
 
 RULES = (
     # (when ..., the model ...)
+    (asks_what_it_said, _text(writing.recall)),  # tells again what a tool said before
     (has_ready_call, call_tools),             # calls the tools (all in one reply, natively)
+    (is_forced, call_anyway),                 # calls a tool because the API says it must
     (wants_summary, _text(writing.summary)),  # sums up what was done and what is missing
     (has_results, _text(writing.answer)),     # answers from the results
     (lacks_arguments, _text(writing.ask)),    # asks the user for the arguments it lacks

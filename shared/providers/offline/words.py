@@ -20,11 +20,27 @@ there these they this those to too up us use using very want was we were what wh
 where which who whom why will with would you your yourself
 """.split())
 
+# arithmetic said in words -> its symbol; read only between numbers, so "times" alone is time
+SPOKEN = {"multiplied by": "*", "times": "*", "x": "*", "×": "*", "divided by": "/", "over": "/",
+          "÷": "/", "plus": "+", "minus": "-", "to the power of": "**", "mod": "%"}
+NUM = r"-?\d+(?:\.\d+)?"
+INFIX = re.compile(r"(?<=[\d)])\s*(" + "|".join(sorted(SPOKEN, key=len, reverse=True))
+                   + r")\s*(?=[-(\d])", re.I)
+VERB_FIRST = re.compile(rf"\b(multiply|divide|add|subtract) ({NUM}) (?:by|to|from) ({NUM})", re.I)
+SQUARED = re.compile(r"(?<=[\d)])\s*\b(squared|cubed)\b", re.I)
+# words that point back: at an earlier result ("multiply that by 2"), or at earlier words
+RESULT = re.compile(r"\b(?:that|it|the (?:result|answer|number|total))\b", re.I)
+SAID_BEFORE = re.compile(r"\b(?:(?:i|you) (?:just |already )?(?:gave|give|sent|send|wrote|typed|"
+                         r"said|told|pasted)|(?:previous|last|earlier) (?:sentence|message|text|"
+                         r"line|one))\b", re.I)
+SAID_NOW = re.compile(r"^(?:this|my)\b.*\b(?:sentence|question|message|request)$", re.I)
+
 # a phrase in a request -> the words it stands for (so "how many" can meet "count"), and
 # whether those words alone may pick a tool ("how many" alone could be about anything)
+ARITHMETIC = re.compile(r"\d\s*(\*\*|//|[-+*/%^])\s*[(\d.]")
 IMPLIED = (
     (re.compile(r"\bhow (many|much)\b"), "count number", False),
-    (re.compile(r"\d\s*(\*\*|//|[-+*/%^×÷])\s*[(\d.]"), "arithmetic calculate expression", True),
+    (ARITHMETIC, "arithmetic calculate expression", True),
     (re.compile(r"\b(what day|today|tonight)\b"), "date time", True),
 )
 
@@ -110,10 +126,31 @@ def unquoted(text: str) -> str:
     return "".join(pieces) + text[done:]
 
 
+def spoken_arithmetic(text: str) -> str:
+    """`text` with arithmetic in words written in symbols: "4823 times 1979" -> "4823 * 1979",
+    "multiply 6 by 7" -> "6 * 7", "add 10 to 42" -> "42 + 10", "5 squared" -> "5 ** 2"."""
+    text = text.replace("×", "*").replace("÷", "/")
+    text = VERB_FIRST.sub(lambda m: _verb_first(m.group(1).lower(), m.group(2), m.group(3)), text)
+    text = SQUARED.sub(lambda m: " ** 2" if m.group(1).lower() == "squared" else " ** 3", text)
+    return INFIX.sub(lambda m: f" {SPOKEN[m.group(1).lower()]} ", text)
+
+
+def _verb_first(verb: str, a: str, b: str) -> str:
+    """"multiply a by b" and its kin, in symbols (add and subtract read right to left)."""
+    return {"multiply": f"{a} * {b}", "divide": f"{a} / {b}", "add": f"{b} + {a}",
+            "subtract": f"{b} - {a}"}[verb]
+
+
+def is_arithmetic(text: str) -> bool:
+    """Whether `text` holds arithmetic, in symbols or in words."""
+    return bool(ARITHMETIC.search(spoken_arithmetic(unquoted(text))))
+
+
 def request_stems(text: str, *, strong_only: bool = False) -> frozenset[str]:
     """What a request asks about: its own stems plus the words its phrases imply
-    (only those that may pick a tool alone, with `strong_only`)."""
-    plain = unquoted(text)
+    (only those that may pick a tool alone, with `strong_only`); arithmetic in words
+    counts as arithmetic, not as words ("times" between numbers is no clock)."""
+    plain = spoken_arithmetic(unquoted(text))
     found = stems(plain)
     for pattern, implied, alone in IMPLIED:
         if (alone or not strong_only) and pattern.search(plain.lower()):
@@ -138,8 +175,8 @@ def numbers(text: str) -> list[tuple[int | float, int]]:
 
 
 def expression(text: str) -> str | None:
-    """The longest run of arithmetic in `text`, or None."""
-    runs = [run.strip() for run in EXPRESSION.findall(text)]
+    """The longest run of arithmetic in `text` (in words or symbols), or None."""
+    runs = [run.strip() for run in EXPRESSION.findall(spoken_arithmetic(text))]
     return max(runs, key=len) if runs else None
 
 

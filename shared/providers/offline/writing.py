@@ -25,6 +25,7 @@ TOLD_AS = (
 )
 TOLD_PLAINLY = "The {tool} tool{args} says: {result}"
 TOLD_FAILED = "The {tool} tool{args} failed ({result}), so I can't answer that part."
+RECALLED = "the {tool} tool{args} returned {result}"
 
 
 def answer(s: Situation) -> str:
@@ -35,11 +36,17 @@ def answer(s: Situation) -> str:
     return " ".join([*sentences, ask(s)]).strip()
 
 
+def recall(s: Situation) -> str:
+    """What the tools said in an earlier turn, told again from the results in view."""
+    request, observed = s.last_turn
+    named = [o for o in observed if o.tool.lower() in s.request.lower()]
+    told = "; ".join(RECALLED.format(**_said(o)) for o in _latest_per_call(named or observed))
+    return f'Earlier, for "{_short(request)}", {told}.'
+
+
 def tell(observation: Observation, spec: ToolSpec | None) -> str:
     """One sentence that passes a tool result on."""
-    result = _cut(observation.result.strip()) or "(nothing)"
-    args = ", ".join(f"{k}={v}" for k, v in (observation.args or {}).items())
-    said = {"tool": observation.tool, "result": result, "args": f" ({args})" if args else ""}
+    said = _said(observation)
     if observation.failed:
         return TOLD_FAILED.format(**said)
     tool_words = (spec.name_words | spec.other_words) if spec else set()
@@ -47,6 +54,13 @@ def tell(observation: Observation, spec: ToolSpec | None) -> str:
         if words.stems(needed) <= tool_words:
             return sentence.format(**said)
     return TOLD_PLAINLY.format(**said)
+
+
+def _said(observation: Observation) -> dict:
+    """The pieces a sentence about one result is made of: tool, (arguments), result."""
+    result = _cut(observation.result.strip()) or "(nothing)"
+    args = ", ".join(f"{k}={v}" for k, v in (observation.args or {}).items())
+    return {"tool": observation.tool, "result": result, "args": f" ({args})" if args else ""}
 
 
 def question(need: Need, spec: ToolSpec) -> str:
