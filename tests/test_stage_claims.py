@@ -293,3 +293,15 @@ def test_stage07_reports_a_token_limit_stop_however_the_reason_was_built():
     model = ScriptedProvider([Reply("The answer is", [], reason)])
     answer = loop.agent_step("x", [], model, "")
     assert answer == "The answer is\n[the reply was cut off: it reached the token limit]"
+
+
+MEMORY_DEMO = ("how many words are in 'to be or not to be'?\n"
+               "what exactly did the wordcount tool return?\n")
+
+
+def test_stage08_readme_memory_demo_quotes_the_earlier_result_and_07_cannot():
+    # the two-turn demo of stages/08_memory_budget/README.md, on the offline model
+    remembered = answers(run_stage("08", stdin=MEMORY_DEMO, COLUMNS=WIDE).stdout)[-1]
+    assert "returned 6" in remembered, f"stage 08 should quote the kept result: {remembered}"
+    forgot = answers(run_stage("07", stdin=MEMORY_DEMO, COLUMNS=WIDE).stdout)[-1]
+    assert "returned 6" not in forgot, f"stage 07 keeps no calls, yet quoted one: {forgot}"
