@@ -70,7 +70,7 @@ def check_one(kit: Path, name: str) -> tuple[float, float]:
         shutil.copy(kit / "exercises" / ".stubs" / f"{other}.py", kit / "exercises")
     # the exercises before `name` are marked done without running, as a learner's
     # earlier checks would have left them
-    seed = [sys.executable, "-c", "import sys; from shared.cli import exercise_verbs as v; "
+    seed = [sys.executable, "-c", "import sys; from shared.cli import exercise_state as v; "
             "es = v.load(); n = sys.argv[1]; done = [e for e in es if e.name < n]; "
             "v.save_results({e.name: v.Result('done') for e in done}, done)", name]
     subprocess.run(seed, cwd=kit, check=True)
@@ -82,15 +82,15 @@ def check_one(kit: Path, name: str) -> tuple[float, float]:
 
 WATCH = """
 import json, resource, sys, time
-from shared.cli import exercise_verbs as v
+from shared.cli import exercise_runner as r, exercise_state as v
 exercise = v.find(sys.argv[1])
-v.run_tests([exercise])  # tao watch's first check: pytest gets imported here
+r.run_tests([exercise])  # tao watch's first check: pytest gets imported here
 def cpu():
     own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
                                                  resource.RUSAGE_CHILDREN))
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 start, used = time.perf_counter(), cpu()
-assert v.run_tests([exercise])[exercise.name].status == "done"
+assert r.run_tests([exercise])[exercise.name].status == "done"
 print(json.dumps([time.perf_counter() - start, cpu() - used]))
 """
 

@@ -15,11 +15,11 @@ import tomllib
 import pytest
 from helpers import ROOT, clean_env, run_tao
 
-from shared.cli import exercise_verbs
+from shared.cli import exercise_state
 
 STUBS = ROOT / "exercises" / ".stubs"
 MUTANTS = ROOT / "tests" / "exercises" / "mutants"
-COUNT = len(exercise_verbs.load())  # every listed exercise, whoever adds the next one
+COUNT = len(exercise_state.load())  # every listed exercise, whoever adds the next one
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +229,7 @@ def test_an_unknown_exercise_mode_is_an_error_not_the_stubs():
 
 def test_every_exercise_has_stub_solution_tests_mutants_and_hint():
     """Read from the shipped stubs, so a learner's edits never turn this red."""
-    listed = exercise_verbs.load()
+    listed = exercise_state.load()
     assert [e.number for e in listed] == list(range(1, len(listed) + 1))
     assert len(listed) >= 14
     stages = [e.stage for e in listed]

@@ -3,8 +3,9 @@
     tao list | run NN [-- args] | tour | diff A [B] | doctor
     tao check [--all] | hint [N] | watch | reset [N] | solution N
 
-Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs` or
-`exercise_verbs`; this module only declares the arguments and dispatches.
+Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
+`stage_diff`, `exercise_verbs` or `exercise_watch`; this module only declares the
+arguments and dispatches.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import argparse
 import sys
 
 from ..trace import make_console
-from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution, cmd_watch
+from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
+from .exercise_watch import cmd_watch
 from .repo import CLIError
 from .stage_diff import cmd_diff
 from .stage_verbs import cmd_doctor, cmd_list, cmd_run, cmd_tour
