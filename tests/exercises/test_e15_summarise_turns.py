@@ -168,7 +168,10 @@ def test_the_summary_counts_against_the_budget(ex):
     assert kept_turns(out, all_turns) == 1, (
         f"the last two turns fill the budget of {budget} on their own, so with a summary in "
         f"front only the last one fits, but {kept(out, budget)}")
-    assert out[0] == summary(ex, 4) and accepted(out) is None
+    assert out[0] == summary(ex, 4), (
+        "the four older turns are summed up; the summary should read:\n"
+        + summary(ex, 4)["content"])
+    assert accepted(out) is None, f"both APIs should accept the result: {accepted(out)}"
 
 
 def test_the_last_turn_is_kept_even_over_budget(ex):
