@@ -245,6 +245,8 @@ def test_every_exercise_has_stub_solution_tests_mutants_and_hint():
         assert e.tests.read_text(encoding="utf-8").startswith("# Don't change the tests!")
         table = tomllib.loads((MUTANTS / f"{e.name}.toml").read_text(encoding="utf-8"))
         assert len(table["mutant"]) >= 3, f"{e.name}: too few mutants"
+        unexplained = [m["what"] for m in table["mutant"] if not m.get("why")]
+        assert not unexplained, f"{e.name}: say `why` each of {unexplained} is wrong"
     assert sorted(p.name for p in STUBS.glob("e*.py")) == sorted(
         e.stub.name for e in listed), "exercises/.stubs/ and info.toml list the same files"
 
