@@ -1,14 +1,18 @@
-"""What the exercise verbs show: the progress bar, one row per exercise, the hint text,
-and what to do next about the exercise in focus. Shared by `check`, `list` and `watch`."""
+"""What the exercise verbs show: the progress bar, one row per exercise (or a table with
+the file names, for `tao list` and watch's list), the hint text, and what to do next
+about the exercise in focus. Shared by `check`, `list` and `watch`."""
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 
 from .exercise_state import Exercise, Result
 
 MARKS = {"done": ("✓", "green"), "failing": ("✗", "red"), "timeout": ("✗", "red"),
          "not attempted": ("·", "dim"), "edited": ("?", "yellow"), "missing": ("!", "red")}
+FAILED = ("failing", "timeout")
+
 
 def progress_bar(done: int, total: int, width: int) -> Text:
     """`Progress: [#####>------]  5/14` sized to the terminal."""
@@ -22,17 +26,50 @@ def progress_bar(done: int, total: int, width: int) -> Text:
     return bar
 
 
-def exercise_rows(exercises, known, focus) -> list[Text]:
-    """One line per exercise: mark, number, title, stage, status."""
+def _mark(e: Exercise, result: Result, focus) -> tuple[str, str]:
+    """The mark and style of one exercise: ▶ for the one in focus, else its status's."""
+    if e is focus and result.status != "done":
+        return "▶", "bold yellow"
+    return MARKS.get(result.status, ("·", "dim"))
+
+
+def exercise_rows(exercises, known, focus, why: bool = False) -> list[Text]:
+    """One line per exercise: mark, number, title, stage, status; with `why`, each
+    failing one's first line of failure under it."""
     rows = []
     for e in exercises:
         result = known[e.name]
-        mark, style = MARKS.get(result.status, ("·", "dim"))
-        if e is focus and result.status != "done":
-            mark, style = "▶", "bold yellow"
+        mark, style = _mark(e, result, focus)
         rows.append(Text(f" {mark} {e.number:2} ", style) + Text(e.title, style)
                     + Text(f"  stage {e.stage} · {result.status}", "dim"))
+        if why and result.status in FAILED:
+            rows.append(Text(f"      {first_failure(result)}", "red"))
     return rows
+
+
+def first_failure(result: Result) -> str:
+    """The failing test's name and the first line it said."""
+    line = next((s.strip() for s in result.message.splitlines() if s.strip()), "")
+    return f"{result.test}: {line}" if result.test else line
+
+
+def exercise_table(exercises, known, focus, selected: int | None = None) -> Table:
+    """The exercises with their files, for `tao list` and watch's list; row `selected`
+    (an index) is highlighted."""
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    longest = max((len(e.path.name) for e in exercises), default=4)
+    table.add_column("  #", no_wrap=True, min_width=4)
+    table.add_column("file", no_wrap=True, min_width=longest)
+    table.add_column("stage", no_wrap=True, min_width=5)
+    table.add_column("status", no_wrap=True, min_width=len("not attempted"))
+    table.add_column("what you build", no_wrap=True, overflow="ellipsis", ratio=1)  # cut last
+    for i, e in enumerate(exercises):
+        result = known[e.name]
+        mark, style = _mark(e, result, focus)
+        table.add_row(Text(f"{mark} {e.number:2}", style), e.path.name, e.stage,
+                      Text(result.status, MARKS.get(result.status, ("", ""))[1]), e.title,
+                      style="reverse" if i == selected else None)
+    return table
 
 
 def wrapped(paragraphs: str) -> list[Text]:
@@ -40,16 +77,24 @@ def wrapped(paragraphs: str) -> list[Text]:
     return [Text(" ".join(p.split())) for p in paragraphs.split("\n\n") if p.strip()]
 
 
-def show_overview(console, exercises, known, focus) -> None:
-    """The progress bar, then the list."""
+def show_overview(console, exercises, known, focus, why: bool = False) -> None:
+    """The progress bar, then the list (with `why`, each failure's first line too)."""
     done = sum(r.status == "done" for r in known.values())
     console.print(progress_bar(done, len(exercises), console.width))
-    for row in exercise_rows(exercises, known, focus):
+    for row in exercise_rows(exercises, known, focus, why):
         console.print(row)
 
 
-def show_focus(console, e: Exercise | None, result: Result | None) -> None:
-    """What to do next about the exercise in focus."""
+def show_list(console, exercises, known, focus) -> None:
+    """The progress bar, then the exercises with their files."""
+    done = sum(r.status == "done" for r in known.values())
+    console.print(progress_bar(done, len(exercises), console.width))
+    console.print(exercise_table(exercises, known, focus))
+
+
+def show_focus(console, e: Exercise | None, result: Result | None,
+               in_watch: bool = False) -> None:
+    """What to do next about the exercise in focus (in watch, its keys say the rest)."""
     console.print()
     if e is None:
         console.print(Text("All exercises done! `tao solution N` shows the reference "
@@ -68,7 +113,7 @@ def show_focus(console, e: Exercise | None, result: Result | None) -> None:
         console.print(Text(f"{head} is not passing yet.{test}", "bold"))
         console.print(Text(_first_lines(result.message), "red"))
         console.print(Text(f"Edit {e.where()}."))
-    if result.status != "done":
+    if result.status != "done" and not in_watch:
         console.print(Text("Stuck? `tao hint`. Re-check with `tao check`, or let "
                            "`tao watch` re-check on every save.", "dim"))
 

@@ -4,6 +4,10 @@ The catalogue is exercises/info.toml, in order. Status is kept per exercise in
 .tao-progress.json: the result of its last check and a digest of the file it was checked
 on. An exercise whose file still equals its shipped stub (exercises/.stubs/) is "not
 attempted" without running anything; one edited since its last check is "edited".
+
+The same file remembers the exercise picked last (`tao check N`, `tao watch N`, watch's
+list and its n key) under the key "current", so the next `tao check`, `tao hint` or a
+restarted `tao watch` carries on where the learner was.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from .repo import EXERCISE_TESTS, EXERCISES, ROOT
 
 STUBS = EXERCISES / ".stubs"  # the untouched stubs: what `tao reset` restores, git or not
 PROGRESS = ROOT / ".tao-progress.json"
+CURRENT = "current"  # the key of the progress file naming the exercise picked last
 
 
 @dataclass
@@ -90,7 +95,8 @@ def _digest(path: Path) -> str:
 
 
 def read_progress() -> dict:
-    """{name: {"digest", "status", "test", "message"}} from the last checks."""
+    """{name: {"digest", "status", "test", "message"}} from the last checks, and
+    {"current": name} once an exercise was picked."""
     try:
         return json.loads(PROGRESS.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -103,6 +109,17 @@ def save_results(results: dict[str, Result], exercises: list[Exercise]) -> None:
     for e in exercises:
         if e.name in results and e.path.exists():
             progress[e.name] = {"digest": _digest(e.path), **vars(results[e.name])}
+    _write(progress)
+
+
+def pick(e: Exercise) -> None:
+    """Make `e` the current exercise, remembered across runs."""
+    progress = read_progress()
+    if progress.get(CURRENT) != e.name:
+        _write({**progress, CURRENT: e.name})
+
+
+def _write(progress: dict) -> None:
     PROGRESS.write_text(json.dumps(progress, indent=1), encoding="utf-8")
 
 
@@ -126,6 +143,15 @@ def statuses(exercises: list[Exercise]) -> dict[str, Result]:
 
 
 def current(exercises: list[Exercise], known: dict[str, Result]) -> Exercise | None:
-    """The first exercise that is not done, or None when all are."""
-    return next((e for e in exercises if known[e.name].status != "done"), None)
+    """The exercise picked last while it is not done, else the next one not done after
+    it (wrapping round); the first one not done if none was picked; None when all are."""
+    picked = read_progress().get(CURRENT)
+    start = next((i for i, e in enumerate(exercises) if e.name == picked), 0)
+    return next((e for e in exercises[start:] + exercises[:start]
+                 if known[e.name].status != "done"), None)
+
+
+def restore_stub(e: Exercise) -> None:
+    """Put the shipped stub back in place of the learner's file."""
+    e.path.write_bytes(e.stub.read_bytes())
 

@@ -2,8 +2,12 @@
 exercise_watch.py; the catalogue and status in exercise_state.py, the test runner in
 exercise_runner.py, what they show in exercise_screen.py.
 
-`tao check` runs only the current exercise (the first one not done), so feedback comes
-in about a second; `tao check --all` runs every one.
+`tao check` runs only the current exercise (the one picked last, else the first one not
+done), so feedback comes in about a second; `tao check N` runs exercise N and makes it
+the current one; `tao check --all` runs every one.
+
+Exit codes, as rustlings' `run` has them: 0 when the exercise checked passes (with
+--all: when every one does), 1 when it does not, 2 when tao was called wrongly.
 """
 
 from __future__ import annotations
@@ -12,19 +16,20 @@ import sys
 
 from rich.text import Text
 
+from ..trace import make_console
 from .exercise_runner import check_and_save
 from .exercise_screen import show_focus, show_overview, wrapped
-from .exercise_state import Exercise, current, find, load, statuses
+from .exercise_state import Exercise, current, find, load, pick, restore_stub, statuses
 from .repo import CLIError
 
 
-def _exercise(ref: str | None) -> Exercise:
+def _exercise(ref: str | None, verb: str) -> Exercise:
     """The exercise named by `ref`, or the current one when `ref` is None."""
     if ref is None:
         exercises = load()
         focus = current(exercises, statuses(exercises))
         if focus is None:
-            raise CLIError("every exercise is done: name one, e.g. `tao hint 3`")
+            raise CLIError(f"every exercise is done: name one, e.g. `tao {verb} 3`")
         return focus
     try:
         return find(ref)
@@ -36,27 +41,37 @@ def _exercise(ref: str | None) -> Exercise:
 
 
 def cmd_check(args, console) -> int:
-    """Check the current exercise (or all with --all); show progress and what to do."""
+    """Check the current exercise, exercise N, or all with --all; show progress and what
+    to do. Exit 0 when what was checked passes, 1 when it does not."""
+    if args.all and args.exercise:
+        raise CLIError("check one exercise (`tao check N`) or all (`tao check --all`), "
+                       "not both")
     exercises = load()
+    chosen = _exercise(args.exercise, "check") if args.exercise else None
+    if chosen is not None:
+        pick(chosen)  # N becomes the current one, for check, hint, reset and watch
     known = statuses(exercises)
-    focus = current(exercises, known)
+    focus = chosen or current(exercises, known)
     todo = exercises if args.all else [focus] if focus else []
     if todo:  # no spinner: its thread must not be running when the check forks
         console.print(Text(f"checking {'every exercise' if args.all else todo[0].where()}…",
                            "dim"))
         known.update(check_and_save(todo))
-    if focus is not None and not args.all and known[focus.name].status == "done":
+    checked = None if args.all or focus is None else known[focus.name]
+    if checked is not None and checked.status == "done":
         console.print(Text(f"✓ Exercise {focus.number} ({focus.title}) is done!",
                            "bold green"))
-    focus = current(exercises, known)
-    show_overview(console, exercises, known, focus)
-    show_focus(console, focus, known[focus.name] if focus else None)
-    return 0 if focus is None else 1
+    after = current(exercises, known)
+    show_overview(console, exercises, known, after, why=args.all)
+    show_focus(console, after, known[after.name] if after else None)
+    if args.all:
+        return 0 if after is None else 1
+    return 0 if checked is None or checked.status == "done" else 1
 
 
 def cmd_hint(args, console) -> int:
     """The hint of one exercise (the current one by default)."""
-    e = _exercise(args.exercise)
+    e = _exercise(args.exercise, "hint")
     console.print(Text(f"Hint for exercise {e.number}: {e.title} (stage {e.stage})", "bold"))
     for n, paragraph in enumerate(wrapped(e.hint)):
         console.print(*([Text()] if n else []), paragraph, sep="\n")
@@ -65,7 +80,7 @@ def cmd_hint(args, console) -> int:
 
 def cmd_reset(args, console) -> int:
     """Put the shipped stub back (asks first); works without git."""
-    e = _exercise(args.exercise)
+    e = _exercise(args.exercise, "reset")
     if not e.stub.exists():
         raise CLIError(f"the original of {e.where()} is missing from exercises/.stubs/: "
                        "restore it from the repository you cloned")
@@ -82,24 +97,31 @@ def cmd_reset(args, console) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             console.print(Text("left as it is"))
             return 1
-    e.path.write_text(stub, encoding="utf-8")
+    restore_stub(e)
     console.print(Text(f"{e.where()} is the stub again"))
     return 0
 
 
 def cmd_solution(args, console) -> int:
-    """The reference solution, once the learner's own version passes."""
-    e = _exercise(args.exercise)
-    console.print(Text(f"checking exercise {e.number} first…", "dim"))
+    """The reference solution, once the learner's own version passes. Piped, only the
+    file goes to stdout, exactly as it is (the rest to stderr), so it can be saved and
+    diffed; on a terminal it is highlighted, its long lines left whole for the terminal
+    to fold."""
+    e = _exercise(args.exercise, "solution")
+    say = console if console.is_terminal else make_console(file=sys.stderr)
+    say.print(Text(f"checking exercise {e.number} first…", "dim"))
     result = check_and_save([e])[e.name]
     if result.status != "done":
         raise CLIError(f"exercise {e.number} does not pass yet: try it first (`tao check`,"
                        f" `tao hint {e.number}`); the solution opens once it passes")
-    console.print(Text(f"Reference solution for exercise {e.number}, {e.title} "
-                       f"(exercises/solutions/{e.name}.py):", "bold"))
+    say.print(Text(f"Reference solution for exercise {e.number}, {e.title} "
+                   f"(exercises/solutions/{e.name}.py):", "bold"))
+    source = e.solution.read_text(encoding="utf-8")
+    if not console.is_terminal:
+        sys.stdout.write(source)
+        return 0
     from rich.syntax import Syntax  # pygments is slow to import: only when shown
 
-    # wrapped, never cropped: long lines fold onto the next screen line
-    console.print(Syntax(e.solution.read_text(encoding="utf-8"), "python", word_wrap=True))
+    longest = max(map(len, source.splitlines()), default=1)
+    console.print(Syntax(source, "python", code_width=longest), crop=False)
     return 0
-

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from .exercise_screen import show_overview
+from .exercise_screen import show_list
 from .exercise_state import current, load, statuses
 from .repo import ROOT, CLIError, find_stage, stages
 
@@ -61,9 +61,9 @@ def cmd_list(args, console) -> int:
     console.print()
     exercises = load()
     known = statuses(exercises)  # from the last checks: nothing runs here
-    show_overview(console, exercises, known, current(exercises, known))
-    console.print(Text("check the current one: tao check · every one: tao check --all",
-                       "dim"))
+    show_list(console, exercises, known, current(exercises, known))
+    console.print(Text("check the current one: tao check · one by number: tao check N · "
+                       "every one: tao check --all", "dim"))
     return 0
 
 
