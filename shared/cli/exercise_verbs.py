@@ -122,6 +122,7 @@ def cmd_solution(args, console) -> int:
         return 0
     from rich.syntax import Syntax  # pygments is slow to import: only when shown
 
-    longest = max(map(len, source.splitlines()), default=1)
-    console.print(Syntax(source, "python", code_width=longest), crop=False)
+    # soft wrap: rich adds no line breaks, the terminal folds long lines, a copy is exact
+    code = Syntax(source, "python", background_color="default").highlight(source)
+    console.print(code, soft_wrap=True, end="")
     return 0
