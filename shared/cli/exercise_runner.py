@@ -62,8 +62,7 @@ def _forked_pytest(argv: list[str], env: dict, limit: float) -> bool:
     import signal
     import time
 
-    import pytest
-
+    pytest = _import_pytest()
     pid = os.fork()
     if pid == 0:  # the child: quiet, in the repository, then gone without cleanup
         code = 1
@@ -86,6 +85,18 @@ def _forked_pytest(argv: list[str], env: dict, limit: float) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+def _import_pytest():
+    """pytest, keeping what its import compiles even where PYTHONDONTWRITEBYTECODE is set
+    (the test processes do the same, tests/conftest.py): only a fresh clone's first
+    check compiles pytest, as no `uv sync` compiles bytecode unless asked."""
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    try:
+        import pytest
+    finally:
+        sys.dont_write_bytecode = saved
+    return pytest
 
 
 def _read_records(path: Path) -> dict[str, list[dict]]:
