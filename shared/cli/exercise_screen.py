@@ -42,15 +42,15 @@ def exercise_rows(exercises, known, focus, why: bool = False) -> list[Text]:
         mark, style = _mark(e, result, focus)
         rows.append(Text(f" {mark} {e.number:2} ", style) + Text(e.title, style)
                     + Text(f"  stage {e.stage} · {result.status}", "dim"))
-        if why and result.status in FAILED:
-            rows.append(Text(f"      {first_failure(result)}", "red"))
+        if why and result.status in FAILED:  # one screen line, cut with … at the edge
+            rows.append(Text(f"      {first_failure(result)}", "red", no_wrap=True,
+                             overflow="ellipsis"))
     return rows
 
 
 def first_failure(result: Result) -> str:
-    """The failing test's name and the first line it said."""
-    line = next((s.strip() for s in result.message.splitlines() if s.strip()), "")
-    return f"{result.test}: {line}" if result.test else line
+    """What the failing test said, its lines joined into one."""
+    return " ".join(result.message.split()) or f"{result.test} failed"
 
 
 def exercise_table(exercises, known, focus, selected: int | None = None) -> Table:
@@ -82,7 +82,7 @@ def show_overview(console, exercises, known, focus, why: bool = False) -> None:
     done = sum(r.status == "done" for r in known.values())
     console.print(progress_bar(done, len(exercises), console.width))
     for row in exercise_rows(exercises, known, focus, why):
-        console.print(row)
+        console.print(row, no_wrap=row.no_wrap, overflow=row.overflow)
 
 
 def show_list(console, exercises, known, focus) -> None:
