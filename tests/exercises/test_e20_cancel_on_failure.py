@@ -37,14 +37,14 @@ def run(ex, todo):
     fn = need(ex, "run_or_cancel", "calls", "run")
 
     async def main():
-        async with asyncio.timeout(3):
+        async with asyncio.timeout(2):  # the reference takes milliseconds
             results = await fn(todo, tools.run)
         return results, list(tools.cancelled)
 
     try:
         results, wound_down = asyncio.run(main())
     except TimeoutError:
-        raise AssertionError("still waiting after 3 s: a call that was still running was "
+        raise AssertionError("still waiting after 2 s: a call that was still running was "
                              "never cancelled after the failure") from None
     return results, wound_down, tools
 
