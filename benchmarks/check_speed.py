@@ -1,6 +1,6 @@
 """Feedback speed: how long `tao check` takes on the current exercise.
 
-    uv run benchmarks/check_speed.py [--runs 7]
+    uv run benchmarks/check_speed.py [--runs 7] [--no-uv]
 
 Works in a throw-away copy of the kit (the files git knows), with exercises 1..N-1
 solved and exercise N solved too, so each run checks one real exercise and finds it
@@ -11,6 +11,11 @@ and a re-check as `tao watch` makes it after a save (a fork of a process that ha
 already imported pytest, timed inside that process). Runs are interleaved, so all see
 the same machine load, next to the floor: `python -m pytest --version`, started the way
 the runner starts pytest (no plugin autoloading).
+
+Then, side by side, `uv run tao check` as a learner types it, in two fresh clones with
+environments of their own: one with `compile-bytecode = true` in `[tool.uv]` (as the
+kit had it: every `uv run` compiled all of site-packages again), one as committed (no
+compile at sync; what a fresh clone's `uv sync` gives). `--no-uv` leaves that out.
 
 The target is a median of at most 2 s of wall time. Wall time on a shared machine
 depends on everyone else's load, so the CPU time of each check (its own and its
@@ -48,12 +53,14 @@ def make_kit(folder: Path) -> None:
             shutil.copy(solution, folder / "exercises" / solution.name)
 
 
-def timed(command: list[str], cwd: Path, **env) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the command and its children) for one run."""
+def timed(command: list[str], cwd: Path, env: dict | None = None,
+          **extra) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and its children) for one run, in `env`
+    (default: this process's) with `extra` added."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **env})
+                          env={**(os.environ if env is None else env), **extra})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
@@ -70,7 +77,7 @@ def check_one(kit: Path, name: str) -> tuple[float, float]:
         shutil.copy(kit / "exercises" / ".stubs" / f"{other}.py", kit / "exercises")
     # the exercises before `name` are marked done without running, as a learner's
     # earlier checks would have left them
-    seed = [sys.executable, "-c", "import sys; from shared.cli import exercise_verbs as v; "
+    seed = [sys.executable, "-c", "import sys; from shared.cli import exercise_state as v; "
             "es = v.load(); n = sys.argv[1]; done = [e for e in es if e.name < n]; "
             "v.save_results({e.name: v.Result('done') for e in done}, done)", name]
     subprocess.run(seed, cwd=kit, check=True)
@@ -82,15 +89,15 @@ def check_one(kit: Path, name: str) -> tuple[float, float]:
 
 WATCH = """
 import json, resource, sys, time
-from shared.cli import exercise_verbs as v
+from shared.cli import exercise_runner as r, exercise_state as v
 exercise = v.find(sys.argv[1])
-v.run_tests([exercise])  # tao watch's first check: pytest gets imported here
+r.run_tests([exercise])  # tao watch's first check: pytest gets imported here
 def cpu():
     own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
                                                  resource.RUSAGE_CHILDREN))
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 start, used = time.perf_counter(), cpu()
-assert v.run_tests([exercise])[exercise.name].status == "done"
+assert r.run_tests([exercise])[exercise.name].status == "done"
 print(json.dumps([time.perf_counter() - start, cpu() - used]))
 """
 
@@ -103,10 +110,50 @@ def rewatch_one(kit: Path, name: str) -> tuple[float, float]:
     return wall, cpu
 
 
+def with_compile_bytecode(pyproject: str) -> str:
+    """pyproject.toml's text with `compile-bytecode = true` in its [tool.uv] table."""
+    if "[tool.uv]\n" not in pyproject:
+        return pyproject + "\n[tool.uv]\ncompile-bytecode = true\n"
+    return pyproject.replace("[tool.uv]\n", "[tool.uv]\ncompile-bytecode = true\n", 1)
+
+
+def uv_rounds(runs: int) -> dict[str, list[tuple[float, float]]]:
+    """`uv run tao check` in a fresh clone with compile-bytecode and in one without,
+    each with its own environment, interleaved: (wall, cpu) per run."""
+    uv = shutil.which("uv")
+    if uv is None:
+        raise SystemExit("uv is not on PATH: run with --no-uv")
+    # each kit's own .venv, not the one this script runs in
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "UV_COMPILE_BYTECODE")}
+    sides = {"uv run tao check, compile-bytecode": with_compile_bytecode,
+             "uv run tao check, as committed": lambda text: text}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        kits = {}
+        for n, (name, edit) in enumerate(sides.items()):
+            kit = kits[name] = Path(tmp) / f"kit{n}"
+            make_kit(kit)
+            pyproject = kit / "pyproject.toml"
+            pyproject.write_text(edit(pyproject.read_text(encoding="utf-8")), encoding="utf-8")
+            subprocess.run([uv, "sync", "--quiet"], cwd=kit, env=env, check=True)
+        for n in range(runs + 1):  # the first round only warms the caches
+            for name in (list(sides) if n % 2 else list(reversed(sides))):
+                (kits[name] / ".tao-progress.json").unlink(missing_ok=True)
+                took = timed([uv, "run", "tao", "check"], kits[name], env)
+                if n:
+                    times[name].append(took)
+            print(f"\ruv round {n}/{runs}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return times
+
+
 def main() -> int:
     """Interleaved rounds on a throw-away kit, then the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs per exercise")
+    parser.add_argument("--no-uv", action="store_true",
+                        help="leave out `uv run tao check` with and without compile-bytecode")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         kit = Path(tmp)
@@ -115,7 +162,7 @@ def main() -> int:
         floor = [sys.executable, "-m", "pytest", "--version"]
         for n in range(args.runs + 1):  # the first round only warms the caches
             order = list(MEASURED) if n % 2 else list(reversed(MEASURED))
-            times = {"floor": timed(floor, kit, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"),
+            times = {"floor": timed(floor, kit, None, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"),
                      **{e: check_one(kit, e) for e in order},
                      **{f"watch {e}": rewatch_one(kit, e) for e in order}}
             if n:
@@ -123,6 +170,8 @@ def main() -> int:
                     runs[name].append(value)
             print(f"\rround {n}/{args.runs}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    if not args.no_uv:
+        runs.update(uv_rounds(args.runs))
     return report(runs)
 
 
@@ -135,9 +184,15 @@ def report(runs: dict[str, list[tuple[float, float]]]) -> int:
         walls = sorted(w for w, _ in values)
         rows[name] = statistics.median(walls), walls[-1] - walls[0]
         cpu = statistics.median(c for _, c in values)
-        print(f"{name:26} wall {rows[name][0]:5.2f} s (spread {rows[name][1]:4.2f} s)   "
+        print(f"{name:34} wall {rows[name][0]:5.2f} s (spread {rows[name][1]:4.2f} s)   "
               f"cpu {cpu:5.2f} s")
-    slowest = max((name for name in rows if name != "floor"), key=lambda name: rows[name][0])
+    before, after = "uv run tao check, compile-bytecode", "uv run tao check, as committed"
+    if before in rows and after in rows:
+        print(f"uv run tao check: {rows[after][0]:.2f} s as committed against "
+              f"{rows[before][0]:.2f} s with compile-bytecode "
+              f"({rows[after][0] / rows[before][0]:.2f}x)")
+    judged = [name for name in rows if name not in ("floor", before)]  # baselines
+    slowest = max(judged, key=lambda name: rows[name][0])
     wall, spread = rows[slowest]
     if spread > abs(TARGET - wall):
         print(f"verdict: within noise ({slowest}: median {wall:.2f} s, but a spread of "

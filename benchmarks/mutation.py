@@ -53,6 +53,10 @@ TARGETS = {
     "shared/stage_main.py": "tests/test_stages_01_03.py",
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_state.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_runner.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
     "shared/cli/repo.py": "tests/test_cli.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",

@@ -4,7 +4,8 @@ A server may take only two requests from you at a time. `run_limited` runs the c
 of one reply together, as stage 10's `run_calls` does, but never more than
 `limits[name]` calls of one tool at the same time; a tool with no entry has no limit,
 and calls to different tools never wait for each other. Results come back in call
-order. `run` is an async function: `await run(call)` returns that call's result.
+order; `calls` and `limits` are not changed. `run` is an async function: `await
+run(call)` returns that call's result.
 
     await run_limited(calls, run, {"fetch": 2})   # five fetches: two at a time
 """

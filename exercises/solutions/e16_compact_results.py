@@ -7,8 +7,10 @@ replaces the content of every older one that is longer than `min_chars` characte
     OMITTED.format(name=<the tool's name>, chars=<the old content's length>)
 
 which says what happened, so the model neither thinks the tool failed nor calls it again
-without need. Everything else stays as it was: the same messages in the same order, with
-the same roles and ids, so every call keeps its result. The input is not changed.
+without need. Lengths are in characters, as `len` counts them, not in bytes; the name
+is the one in the tool message itself. With `keep` tool results or fewer, none is old.
+Everything else stays as it was: the same messages in the same order, with the same
+roles and ids, so every call keeps its result. The input is not changed.
 """
 
 OMITTED = "[{name} result of {chars} characters left out to save room; call again if needed]"

@@ -3,9 +3,11 @@
 Some replies ask for calls that only make sense together: once one has failed, waiting
 for the others wastes time. `run_or_cancel` runs the calls at once; as soon as one
 returns a result that starts with "Error", every call still running is cancelled and its
-result becomes CANCELLED.format(name=<the tool of the call that failed>). Calls that
-finished before keep their results, the failed call keeps its own error, and the results
-come back in call order. `run` is an async function: `await run(call)` returns a string.
+result becomes CANCELLED.format(name=<the tool of the call that failed>) (if several
+fail at the same moment, the first of them in call order). The cancelled calls are
+awaited, so their clean-up has run before the results come back. Calls that finished
+before keep their results, each failed call keeps its own error, and the results come
+back in call order. `run` is an async function: `await run(call)` returns a string.
 """
 
 import asyncio

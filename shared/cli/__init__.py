@@ -3,7 +3,9 @@
 - `command.py`: the argument parser and `main()`, the console script's entry point;
 - `stage_verbs.py`: list, run, tour, doctor;
 - `stage_diff.py`: diff, code first;
-- `exercise_verbs.py`: check, hint, watch, reset, solution, and the exercise list;
+- `exercise_verbs.py`: check, hint, reset, solution; `exercise_watch.py`: watch;
+- `exercise_state.py`: the exercise list (info.toml) and each exercise's status;
+- `exercise_runner.py`: the exercise test runner; `exercise_screen.py`: what they show;
 - `repo.py`: the repository's paths and the one stage finder (tests and exercises use it too).
 
 `main` is imported on first call, so `from shared.cli.repo import load_stage` (what

@@ -1,10 +1,11 @@
 """The `tao` command: a thin front door to the stages, the diffs and the exercises.
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
-    tao check [--all] | hint [N] | watch | reset [N] | solution N
+    tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
 
-Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs` or
-`exercise_verbs`; this module only declares the arguments and dispatches.
+Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
+`stage_diff`, `exercise_verbs` or `exercise_watch`; this module only declares the
+arguments and dispatches.
 """
 
 from __future__ import annotations
@@ -13,17 +14,22 @@ import argparse
 import sys
 
 from ..trace import make_console
-from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution, cmd_watch
+from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
+from .exercise_watch import cmd_watch
 from .repo import CLIError
 from .stage_diff import cmd_diff
 from .stage_verbs import cmd_doctor, cmd_list, cmd_run, cmd_tour
+
+EXIT_CODES = ("Exit codes: 0 the exercise checked passes (check --all: every one does); "
+              "1 it does not; 2 tao was called wrongly (say, no such exercise); "
+              "130 interrupted.")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Every verb and its arguments (argparse declarations: long, and plain)."""
     parser = argparse.ArgumentParser(
         prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
-        epilog="Start with `tao tour`, then open stages/01_single_call/main.py.")
+        epilog="Start with `tao tour`, then open stages/01_single_call/main.py. " + EXIT_CODES)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
     verbs.add_parser("list", help="the stages, and the exercises with their status",
                      description="List the stages (number, title, what each teaches), then "
@@ -53,19 +59,26 @@ def build_parser() -> argparse.ArgumentParser:
                                           "key, its server and its model; one line each.")
     doctor.add_argument("--provider", help="check this provider instead of the default")
     doctor.add_argument("--model", help="check this model name")
-    check = verbs.add_parser("check", help="check the current exercise, show progress",
-                             description="Run the tests of the current exercise (the first "
-                                         "one not done), then show progress, every "
-                                         "exercise's status, and what its test says.")
+    check = verbs.add_parser("check", help="check the current exercise (or N), show progress",
+                             description="Run the tests of the current exercise (the one "
+                                         "picked last, else the first one not done), or of "
+                                         "exercise N, which then becomes the current one; "
+                                         "then show progress, every exercise's status, and "
+                                         "what its test says.", epilog=EXIT_CODES)
+    check.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
     check.add_argument("--all", action="store_true",
-                       help="check every exercise, not just the current one")
+                       help="check every exercise, and say why each failing one fails")
     hint = verbs.add_parser("hint", help="a hint for the current exercise (or one named)",
                             description="Show the hint for one exercise.")
     hint.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
     watch = verbs.add_parser("watch", help="re-check the current exercise on every save",
-                             description="Check the current exercise now and after every "
-                                         "save. Keys: h hint, l list, n next exercise, q "
-                                         "quit. It keeps watching until you press q.")
+                             description="Check the current exercise (or exercise N) now and "
+                                         "after every save. Keys: h hint, l list (then ↑/↓ or "
+                                         "j/k and Enter, or a number and Enter, to pick one), "
+                                         "n next exercise, r reset to the stub (asks first), "
+                                         "q quit. It keeps watching until you press q, and "
+                                         "starts where you left off.")
+    watch.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
     watch.add_argument("--interval", type=float, default=1.0,
                        help="seconds between looks at the files (default 1)")
     watch.add_argument("--cycles", type=int, default=None, help=argparse.SUPPRESS)

@@ -12,7 +12,8 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from . import exercise_verbs
+from .exercise_screen import show_list
+from .exercise_state import current, load, statuses
 from .repo import ROOT, CLIError, find_stage, stages
 
 # What `tao tour` types into each stage (arguments, then lines on stdin).
@@ -58,12 +59,11 @@ def cmd_list(args, console) -> int:
     console.print(table)
     console.print(Text("run one: tao run NN · see what changed: tao diff NN", "dim"))
     console.print()
-    exercises = exercise_verbs.load()
-    known = exercise_verbs.statuses(exercises)  # from the last checks: nothing runs here
-    exercise_verbs.show_overview(console, exercises, known,
-                                 exercise_verbs.current(exercises, known))
-    console.print(Text("check the current one: tao check · every one: tao check --all",
-                       "dim"))
+    exercises = load()
+    known = statuses(exercises)  # from the last checks: nothing runs here
+    show_list(console, exercises, known, current(exercises, known))
+    console.print(Text("check the current one: tao check · one by number: tao check N · "
+                       "every one: tao check --all", "dim"))
     return 0
 
 

@@ -1,5 +1,4 @@
 # Don't change the tests! They tell you when exercises/e15_summarise_turns.py is done.
-import copy
 
 from exercise_support import need
 from fake_api import check_anthropic, check_openai
@@ -9,29 +8,86 @@ from shared.providers.anthropic_provider import to_anthropic
 from shared.providers.openai_provider import to_openai
 
 estimate_tokens = load_stage("08", "context").estimate_tokens
+NOW = "2026-12-01T09:00:00+00:00"
 
 
-def turn(n, tools=(), size=200):
-    """One turn: a request, optional tool calls and results, then the answer."""
-    messages = [{"role": "user", "content": f"question {n} " + "q" * size}]
-    if tools:
-        messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": f"c{n}{i}", "name": name, "args": {}} for i, name in enumerate(tools)]})
-        messages += [{"role": "tool", "tool_call_id": f"c{n}{i}", "name": name,
-                      "content": "r" * size} for i, name in enumerate(tools)]
-    messages.append({"role": "assistant", "content": f"answer {n}"})
-    return messages
+def call(n, name, args):
+    return {"id": f"offline_call_{n}", "name": name, "args": args}
 
 
-HISTORY = turn(1, ["now", "wordcount"]) + turn(2) + turn(3, ["calculator"]) + turn(4)
+def result(n, name, content):
+    return {"role": "tool", "tool_call_id": f"offline_call_{n}", "name": name,
+            "content": content}
+
+
+def turns():
+    """Five turns as stage 08 keeps them with the offline model: a sentence before the
+    calls, several calls in one message, a turn of two iterations, one without tools.
+    A new copy on every call: no test sees what another test did to its data."""
+    return [
+        [{"role": "user", "content": "What time is it, and how many words are in 'the "
+                                     "quick brown fox'?"},
+         {"role": "assistant", "content": "I'll use wordcount and now.", "tool_calls": [
+             call(1, "wordcount", {"text": "the quick brown fox"}), call(2, "now", {})]},
+         result(1, "wordcount", "4"), result(2, "now", NOW),
+         {"role": "assistant", "content": f"That text has 4 words. It is {NOW} (UTC)."}],
+        [{"role": "user", "content": "What is 12 * (3 + 4), and how many words is that?"},
+         {"role": "assistant", "content": "I'll use calculator.", "tool_calls": [
+             call(3, "calculator", {"expression": "12 * (3 + 4)"})]},
+         result(3, "calculator", "84"),
+         {"role": "assistant", "content": "I'll use wordcount.", "tool_calls": [
+             call(4, "wordcount", {"text": "84"})]},
+         result(4, "wordcount", "1"),
+         {"role": "assistant", "content": "The answer is 84, which is 1 word."}],
+        [{"role": "user", "content": "How many words are in 'to be or not to be' and in "
+                                     "'let it be'?"},
+         {"role": "assistant", "content": "I'll use wordcount twice.", "tool_calls": [
+             call(5, "wordcount", {"text": "to be or not to be"}),
+             call(6, "wordcount", {"text": "let it be"})]},
+         result(5, "wordcount", "6"), result(6, "wordcount", "3"),
+         {"role": "assistant", "content": "The first has 6 words, the second 3."}],
+        [{"role": "user", "content": "Who are you?"},
+         {"role": "assistant", "content": "I am the offline model: a few rules, no network."}],
+        [{"role": "user", "content": "How many words are in 'hello world'?"},
+         {"role": "assistant", "content": "I'll use wordcount.", "tool_calls": [
+             call(7, "wordcount", {"text": "hello world"})]},
+         result(7, "wordcount", "2"),
+         {"role": "assistant", "content": "That text has 2 words."}],
+    ]
+
+
+def flat(some_turns):
+    return [m for t in some_turns for m in t]
+
+
+def history():
+    return flat(turns())
+
+
+# what each of the first four turns sums up to, in order
+LINES = [
+    "- asked: What time is it, and how many words are in 'the quick brown fox'? → answered: "
+    f"That text has 4 words. It is {NOW} (UTC). (tools: wordcount, now)",
+    "- asked: What is 12 * (3 + 4), and how many words is that? → answered: The answer is "
+    "84, which is 1 word. (tools: calculator, wordcount)",
+    "- asked: How many words are in 'to be or not to be' and in 'let it be'? → answered: The "
+    "first has 6 words, the second 3. (tools: wordcount, wordcount)",
+    "- asked: Who are you? → answered: I am the offline model: a few rules, no network.",
+]
+
+
+def summary(ex, old):
+    """The summary message for the `old` oldest turns."""
+    return {"role": "user", "content": "\n".join([ex.SUMMARY_HEADER, *LINES[:old]])}
 
 
 def accepted(messages):
+    tools = [{"name": name, "input_schema": {"type": "object"}}
+             for name in ("now", "wordcount", "calculator")]
     return (check_openai({"model": "m", "stream": True, "messages": to_openai(messages)},
                          {"authorization": "Bearer k"})
             or check_anthropic({"model": "m", "max_tokens": 5, "stream": True,
-                                "tools": [{"name": "now", "input_schema": {"type": "object"}}],
-                                "messages": to_anthropic(messages)},
+                                "tools": tools, "messages": to_anthropic(messages)},
                                {"x-api-key": "k", "anthropic-version": "1"}))
 
 
@@ -39,44 +95,88 @@ def summarise(ex, messages, budget):
     return need(ex, "summarise_turns", "messages", "budget")(messages, budget)
 
 
+def kept_turns(out, all_turns):
+    """How many of the newest turns `out` keeps whole after its summary, or None."""
+    for n in range(len(all_turns) + 1):
+        if out[1:] == flat(all_turns[len(all_turns) - n:]):
+            return n
+    return None
+
+
+def kept(out, budget):
+    """What `out` keeps after its summary, in words, for a failure message."""
+    n = kept_turns(out, turns())
+    if n is None:
+        first = out[1]["role"] if len(out) > 1 else "nothing"
+        return ("after the summary comes a part that is not whole turns (it starts at a "
+                f"message of role {first!r}; a turn starts at a user message)")
+    return (f"it keeps {n} whole turns, a request of {estimate_tokens(out)} tokens for a "
+            f"budget of {budget}")
+
+
 def test_a_history_that_fits_comes_back_unchanged(ex):
-    assert summarise(ex, HISTORY, 10_000) == HISTORY
-
-
-def test_old_turns_become_one_summary_line_each_with_their_tools(ex):
-    line1 = (f"- asked: {HISTORY[0]['content']} → answered: answer 1 "
-             "(tools: now, wordcount)")
-    line2 = f"- asked: {turn(2)[0]['content']} → answered: answer 2"  # no tools: no (tools:)
-    summary = {"role": "user", "content": f"{ex.SUMMARY_HEADER}\n{line1}\n{line2}"}
-    tail = turn(3, ["calculator"]) + turn(4)
-    out = summarise(ex, HISTORY, estimate_tokens([summary, *tail]))
-    assert out[1:] == tail, "the newest turns stay whole"
-    assert out[0] == summary, f"the summary should read:\n{summary['content']}"
-    assert accepted(out) is None
-
-
-def test_as_many_newest_turns_as_fit_are_kept(ex):
-    # room for the summary and the last three turns (but not all four)
-    budget = estimate_tokens(HISTORY) - 40
-    out = summarise(ex, HISTORY, budget)
-    assert out[1:] == HISTORY[5:], "only the first turn (5 messages) had to be summed up"
-    assert len(out[0]["content"].splitlines()) == 2
-
-
-def test_the_summary_counts_against_the_budget(ex):
-    # the last two turns alone fit this budget exactly, but not with a summary in front
-    budget = estimate_tokens(turn(3, ["calculator"]) + turn(4))
-    out = summarise(ex, HISTORY, budget)
-    assert out[1:] == turn(4), "with the summary added only the last turn fits"
-    assert len(out[0]["content"].splitlines()) == 4 and accepted(out) is None
-
-
-def test_the_last_turn_is_kept_even_over_budget(ex):
-    out = summarise(ex, HISTORY, 10)
-    assert out[1:] == turn(4) and len(out[0]["content"].splitlines()) == 4
+    for budget in (10_000, estimate_tokens(history())):  # roomy, and exactly the size
+        out = summarise(ex, history(), budget)
+        assert out == history(), (
+            f"with a budget of {budget} tokens and a history of {estimate_tokens(history())}, "
+            f"everything fits: expected the {len(history())} messages as they are, got "
+            f"{len(out)} messages starting {out[:1]}")
 
 
 def test_the_input_is_not_changed(ex):
-    history = copy.deepcopy(HISTORY)
-    summarise(ex, history, 100)
-    assert history == HISTORY
+    given = history()
+    summarise(ex, given, estimate_tokens(flat(turns()[-2:])))
+    assert given == history(), (
+        "summarise_turns changed the list it was given: build a new summary message and a "
+        "new list; the history is the record of what was said")
+
+
+def test_each_summary_line_names_the_request_the_answer_and_every_tool(ex):
+    expected = summary(ex, 4)
+    budget = estimate_tokens([expected, *turns()[-1]])
+    out = summarise(ex, history(), budget)
+    got = out[0].get("content", "").split("\n") if out else []
+    assert got[:1] == [ex.SUMMARY_HEADER], (
+        f"the summary should start with SUMMARY_HEADER, it starts with {got[:1]}")
+    for n, line in enumerate(LINES[: len(got) - 1], start=1):
+        assert got[n] == line, (
+            f"summary line {n} should be\n  {line}\nbut it is\n  {got[n]}\n(the answer is the "
+            "turn's last assistant message, not the sentence before its calls; the tools are "
+            "every call of the turn, from every message, in the order they were called)")
+    assert kept_turns(out, turns()) == 1, (
+        f"with room for the summary and the last turn only, {kept(out, budget)}")
+    assert out[0]["role"] == "user" and len(got) == 5, (
+        f"one user message: the header and 4 lines, got {len(got)} lines as {out[0]['role']}")
+
+
+def test_as_many_newest_turns_as_fit_are_kept(ex):
+    all_turns = turns()
+    expected = [summary(ex, 2), *flat(all_turns[2:])]
+    budget = estimate_tokens(expected)  # exactly enough room: a request that fits
+    out = summarise(ex, history(), budget)
+    assert kept_turns(out, all_turns) == 3, (
+        "a budget of exactly the summary of 2 turns plus the 3 newest turns keeps those 3 "
+        f"whole, but {kept(out, budget)}")
+    assert out == expected, f"the summary should read:\n{expected[0]['content']}"
+    assert accepted(out) is None, f"both APIs should accept the result: {accepted(out)}"
+
+
+def test_the_summary_counts_against_the_budget(ex):
+    all_turns = turns()
+    budget = estimate_tokens(flat(all_turns[-2:]))  # the last two turns alone, exactly
+    out = summarise(ex, history(), budget)
+    assert kept_turns(out, all_turns) == 1, (
+        f"the last two turns fill the budget of {budget} on their own, so with a summary in "
+        f"front only the last one fits, but {kept(out, budget)}")
+    assert out[0] == summary(ex, 4), (
+        "the four older turns are summed up; the summary should read:\n"
+        + summary(ex, 4)["content"])
+    assert accepted(out) is None, f"both APIs should accept the result: {accepted(out)}"
+
+
+def test_the_last_turn_is_kept_even_over_budget(ex):
+    all_turns = turns()
+    out = summarise(ex, history(), 10)
+    assert out[1:] == all_turns[-1], (
+        "however small the budget, the current turn goes whole: the model needs the question")
+    assert out[0] == summary(ex, 4), "and every older turn is summed up"

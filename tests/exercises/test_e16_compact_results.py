@@ -1,24 +1,50 @@
 # Don't change the tests! They tell you when exercises/e16_compact_results.py is done.
-import copy
-
 from exercise_support import need
 
-
-def call(i, name):
-    return {"role": "assistant", "content": "",
-            "tool_calls": [{"id": f"c{i}", "name": name, "args": {}}]}
+NOW = "2026-12-01T09:00:00+00:00"
+PASTED = "Words, words, words — " * 150  # a long text the user pasted (3300 characters)
 
 
-def result(i, name, size):
-    return {"role": "tool", "tool_call_id": f"c{i}", "name": name, "content": "x" * size}
+def page(size, text="Agent loops — think, act, observe. "):
+    """`size` characters of a fetched page or a search result."""
+    return (text * (size // len(text) + 1))[:size]
 
 
-# five calls, oldest first; sizes chosen around the 500-character threshold
-SIZES = [("fetch", 2000), ("now", 30), ("fetch", 501), ("search", 500), ("fetch", 3000)]
-HISTORY = [{"role": "user", "content": "go"}]
-for n, (tool, size) in enumerate(SIZES):
-    HISTORY += [call(n, tool), result(n, tool, size)]
-HISTORY.append({"role": "assistant", "content": "done"})
+def turn(question, preamble, calls, answer):
+    """One turn as stage 10 keeps it with the offline model: a sentence before the calls,
+    every call of the reply in one message, then each result, then the answer."""
+    return [{"role": "user", "content": question},
+            {"role": "assistant", "content": preamble, "tool_calls": [
+                {"id": id, "name": name, "args": {}} for id, name, _ in calls]},
+            *({"role": "tool", "tool_call_id": id, "name": name, "content": content}
+              for id, name, content in calls),
+            {"role": "assistant", "content": answer}]
+
+
+def history():
+    """Seven tool results, oldest first (see RESULTS). A new copy on every call."""
+    return [
+        *turn("Fetch 'example.org' and search the web for 'agent loops'.",
+              "I'll use fetch and search.",
+              [("c1", "fetch", page(2000)), ("c2", "search", page(1200, "Results: "))],
+              "The page and the search both describe agent loops."),
+        *turn(f"How many words are in this? {PASTED}", "I'll use wordcount.",
+              [("c3", "wordcount", "450")], "That text has 450 words."),
+        *turn("What time is it?", "I'll use now.", [("c4", "now", NOW)], f"It is {NOW}."),
+        *turn("Fetch 'example.com'.", "I'll use fetch.", [("c5", "fetch", page(501))],
+              "Here is what example.com says."),
+        *turn("Search the web for 'café crème'.", "I'll use search.",
+              [("c6", "search", page(500, "Café crème à emporter. "))],  # 500 characters,
+              "Two cafés came up."),  # but more bytes: é and à take two each in UTF-8
+        *turn("Fetch 'example.net'.", "I'll use fetch.", [("c7", "fetch", page(3000))],
+              "Here is what example.net says."),
+    ]
+
+
+# (id, tool, characters) of each tool result in history(), oldest first
+RESULTS = [("c1", "fetch", 2000), ("c2", "search", 1200), ("c3", "wordcount", 3),
+           ("c4", "now", len(NOW)), ("c5", "fetch", 501), ("c6", "search", 500),
+           ("c7", "fetch", 3000)]
 
 
 def compact(ex, messages, **kwargs):
@@ -26,52 +52,80 @@ def compact(ex, messages, **kwargs):
 
 
 def contents(messages):
-    return [m["content"] for m in messages if m["role"] == "tool"]
+    return [m.get("content") for m in messages if m.get("role") == "tool"]
+
+
+def expect_results(ex, out, kept_ids, how):
+    """Every tool result of `out` is whole if its id is in `kept_ids`, else a note."""
+    originals = contents(history())
+    got = contents(out)
+    assert len(got) == len(RESULTS), (
+        f"{how}: expected {len(RESULTS)} tool results, one for each call, got {len(got)}")
+    for (id, name, chars), original, shown in zip(RESULTS, originals, got, strict=True):
+        want = original if id in kept_ids else ex.OMITTED.format(name=name, chars=chars)
+        assert shown == want, (
+            f"{how}: the {name} result {id} ({chars} characters) should be "
+            f"{'kept whole' if id in kept_ids else repr(want)}, got {shown[:90]!r}"
+            + ("…" if len(shown) > 90 else ""))
 
 
 def test_old_long_results_become_a_note_and_the_newest_stay(ex):
-    out = compact(ex, HISTORY, keep=2, min_chars=500)
-    note = ex.OMITTED.format
-    assert contents(out) == [
-        note(name="fetch", chars=2000),  # old and long
-        "x" * 30,  # old but short
-        note(name="fetch", chars=501),  # old, one character over the limit
-        "x" * 500,  # one of the 2 newest (and exactly at the limit anyway)
-        "x" * 3000,  # the newest: kept whole, however long
-    ]
-
-
-def test_a_result_of_exactly_min_chars_is_kept(ex):
-    out = compact(ex, HISTORY, keep=0, min_chars=500)
-    assert contents(out)[3] == "x" * 500, "only results *longer* than min_chars are compacted"
-    assert contents(out)[4] == ex.OMITTED.format(name="fetch", chars=3000), (
-        "keep=0: even the newest long result goes")
-
-
-def test_nothing_but_tool_contents_changes(ex):
-    out = compact(ex, HISTORY, keep=1, min_chars=100)
-    assert len(out) == len(HISTORY)
-    for before, after in zip(HISTORY, out, strict=True):
-        assert {k: v for k, v in before.items() if k != "content"} == {
-            k: v for k, v in after.items() if k != "content"}, "roles, ids and names stay"
-        if before["role"] != "tool":
-            assert after == before
-
-
-def test_keep_counts_the_newest_results(ex):
-    out = compact(ex, HISTORY, keep=3, min_chars=10)
-    assert contents(out)[2:] == ["x" * 501, "x" * 500, "x" * 3000]
-    assert contents(out)[0].startswith("[fetch result of 2000 characters")
-
-
-def test_the_defaults_keep_three_and_compact_over_500(ex):
-    fn = need(ex, "compact_results", "messages")
-    out = fn(HISTORY)
-    assert contents(out)[:2] == [ex.OMITTED.format(name="fetch", chars=2000), "x" * 30]
-    assert contents(out)[2:] == ["x" * 501, "x" * 500, "x" * 3000]
+    out = compact(ex, history(), keep=2, min_chars=500)
+    # c3 and c4 are short, c6 and c7 are the two newest: the rest become notes
+    expect_results(ex, out, {"c3", "c4", "c6", "c7"}, "keep=2, min_chars=500")
 
 
 def test_the_input_is_not_changed(ex):
-    history = copy.deepcopy(HISTORY)
-    compact(ex, history, keep=0, min_chars=0)
-    assert history == HISTORY, "build new messages; the history is the record"
+    given = history()
+    compact(ex, given, keep=0, min_chars=0)
+    assert given == history(), (
+        "compact_results changed the messages it was given: build new ones "
+        '({**message, "content": ...}); the history is the record of what was said')
+
+
+def test_only_tool_results_are_compacted(ex):
+    out = compact(ex, history(), keep=0, min_chars=100)
+    others = [m for m in out if m.get("role") != "tool"]
+    assert others == [m for m in history() if m["role"] != "tool"], (
+        "only tool results are compacted: the user's own long message (the pasted text) "
+        "and the assistant's messages stay as they are")
+
+
+def test_a_result_of_exactly_min_chars_is_kept(ex):
+    out = compact(ex, history(), keep=0, min_chars=500)
+    # keep=0: even the newest long result goes; c6 is 500 characters (566 bytes): kept
+    expect_results(ex, out, {"c3", "c4", "c6"}, "keep=0, min_chars=500 (c6 is exactly 500 "
+                   "characters long, 566 bytes in UTF-8: only *longer* results are compacted)")
+
+
+def test_keep_counts_the_newest_results(ex):
+    out = compact(ex, history(), keep=3, min_chars=10)
+    expect_results(ex, out, {"c3", "c5", "c6", "c7"}, "keep=3, min_chars=10 (the 3 newest "
+                   "are c5, c6 and c7; c3 is 3 characters)")
+
+
+def test_with_keep_results_or_fewer_nothing_is_old(ex):
+    for keep in (7, 8, 20):
+        out = compact(ex, history(), keep=keep, min_chars=0)
+        assert out == history(), (
+            f"there are 7 tool results and keep={keep}: every one is among the newest "
+            f"{keep}, so nothing should change, but the results became {contents(out)[:2]}…")
+
+
+def test_nothing_but_tool_contents_changes(ex):
+    out = compact(ex, history(), keep=1, min_chars=100)
+    assert len(out) == len(history()), (
+        f"every message stays, so every call keeps its result: expected {len(history())} "
+        f"messages, got {len(out)}")
+    for before, after in zip(history(), out, strict=True):
+        assert {k: v for k, v in before.items() if k != "content"} == {
+            k: v for k, v in after.items() if k != "content"}, (
+            f"roles, ids and names stay: {before.get('tool_call_id', before['role'])} "
+            f"changed to {after}")
+
+
+def test_the_defaults_keep_three_and_compact_over_500(ex):
+    out = need(ex, "compact_results", "messages")(history())
+    expect_results(ex, out, {"c3", "c4", "c5", "c6", "c7"}, "the defaults (keep=3, "
+                   "min_chars=500)")
+

@@ -4,7 +4,8 @@ from exercise_support import need
 
 from shared.providers import Reply, ToolCall
 
-CALL = [ToolCall("c1", "wordcount", {"text": "a b"})]
+# what the offline model sends: a sentence before its calls, several calls in one reply
+CALLS = [ToolCall("c1", "wordcount", {"text": "to be or not to be"}), ToolCall("c2", "now", {})]
 
 CASES = [
     # (stop_reason, has tool calls, retried already, expected step)
@@ -12,6 +13,9 @@ CASES = [
     ("tool_calls", True, False, "run"),  # OpenAI's raw finish_reason
     ("end_turn", True, False, "run"),  # some servers end with calls and a plain stop
     ("stop", True, False, "run"),
+    ("tool_use", True, True, "run"),  # a retry that came back whole runs like any other
+    ("tool_use", False, False, "answer"),  # the reason says tools, but no call came
+    ("tool_calls", False, False, "answer"),
     ("end_turn", False, False, "answer"),  # a plain answer
     ("stop", False, False, "answer"),
     ("refusal", True, False, "refuse"),  # calls that arrive with a refusal never run
@@ -23,6 +27,7 @@ CASES = [
     ("max_tokens", True, True, "truncated"),  # cut off again: report it
     ("length", True, True, "truncated"),
     ("max_tokens", False, False, "truncated"),  # cut-off text is not retried
+    ("length", False, True, "truncated"),
     ("pause_turn", True, False, "answer"),  # an end this gate does not know: run nothing
     ("error", True, False, "answer"),
 ]
@@ -32,7 +37,8 @@ CASES = [
                          ids=[f"{c[0]}-{'calls' if c[1] else 'text'}-{c[2]}" for c in CASES])
 def test_next_step(ex, stop, has_calls, retried, expected):
     next_step = need(ex, "next_step", "reply", "retried")
-    reply = Reply("some text", list(CALL) if has_calls else [], stop)
+    reply = (Reply("I'll use wordcount and now.", list(CALLS), stop) if has_calls
+             else Reply("It is noon.", [], stop))
     got = next_step(reply, retried)
     assert got == expected, (
         f"a reply ending with {stop!r} {'with' if has_calls else 'without'} tool calls"
@@ -41,4 +47,7 @@ def test_next_step(ex, stop, has_calls, retried, expected):
 
 def test_retried_defaults_to_false(ex):
     next_step = need(ex, "next_step", "reply")
-    assert next_step(Reply("", list(CALL), "max_tokens")) == "retry"
+    got = next_step(Reply("", list(CALLS), "max_tokens"))
+    assert got == "retry", (
+        f"called without `retried`, a reply cut off inside its calls is the first try: "
+        f"expected 'retry', got {got!r}")

@@ -7,56 +7,115 @@ from shared.providers import ToolCall
 
 
 class Tools:
-    """Fake tools: `ok` and `fail` answer after `after` event-loop steps; `hang` never
-    answers unless cancelled, and records that it was."""
+    """Fake stage-10 tools. A call answers `says` after `after` event-loop steps; a call
+    with `says` None never answers unless cancelled, and records when its clean-up ran."""
 
     def __init__(self):
         self.cancelled = []
 
     async def run(self, call):
-        if call.name == "hang":
+        if call.args["says"] is None:
             try:
                 await asyncio.Event().wait()  # forever, unless cancelled
             except asyncio.CancelledError:
+                await asyncio.sleep(0)  # clean-up takes a step, as closing a connection does
                 self.cancelled.append(call.id)
                 raise
-        for _ in range(call.args.get("after", 0)):
+        for _ in range(call.args["after"]):
             await asyncio.sleep(0)
         return call.args["says"]
 
 
-def call(i, name, says="", after=0):
-    return ToolCall(str(i), name, {"says": says, "after": after})
+def call(n, name, says=None, after=0):
+    """A call of one reply, as the offline model numbers them; says=None: it hangs."""
+    return ToolCall(f"offline_call_{n}", name, {"says": says, "after": after})
 
 
 def run(ex, todo):
+    """(results, the ids whose clean-up had run when the results came back, tools)."""
     tools = Tools()
     fn = need(ex, "run_or_cancel", "calls", "run")
+
+    async def main():
+        async with asyncio.timeout(2):  # the reference takes milliseconds
+            results = await fn(todo, tools.run)
+        return results, list(tools.cancelled)
+
     try:
-        results = asyncio.run(asyncio.wait_for(fn(todo, tools.run), 5))
+        results, wound_down = asyncio.run(main())
     except TimeoutError:
-        raise AssertionError("still waiting after 5 s: the hanging call was never "
-                             "cancelled after the failure") from None
-    return results, tools
+        raise AssertionError("still waiting after 2 s: a call that was still running was "
+                             "never cancelled after the failure") from None
+    return results, wound_down, tools
 
 
-def test_when_nothing_fails_every_result_comes_back_in_order(ex):
-    results, tools = run(ex, [call(0, "ok", "a", after=3), call(1, "ok", "b"),
-                              call(2, "ok", "No Error here", after=1)])
-    assert results == ["a", "b", "No Error here"], "only a result *starting* with Error fails"
-    assert tools.cancelled == []
+def cancelled(ex, name):
+    return ex.CANCELLED.format(name=name)
+
+
+def test_when_nothing_fails_every_result_comes_back_in_call_order(ex):
+    results, _, tools = run(ex, [call(1, "fetch", "<html>example.org</html>", after=3),
+                                 call(2, "now", "2026-12-01T12:00:00+00:00"),
+                                 call(3, "search", "No Error here: 3 results", after=1)])
+    expected = ["<html>example.org</html>", "2026-12-01T12:00:00+00:00",
+                "No Error here: 3 results"]
+    assert results == expected, (
+        f"nothing failed (a result fails only if it *starts* with Error), so every result "
+        f"comes back, in call order, not in the order they finished: expected {expected}, "
+        f"got {results}")
+    assert tools.cancelled == [], f"nothing failed, yet {tools.cancelled} were cancelled"
 
 
 def test_a_failure_cancels_what_is_still_running(ex):
-    results, tools = run(ex, [call(0, "hang"), call(1, "fail", "Error: boom", after=2),
-                              call(2, "hang")])
-    assert tools.cancelled == ["0", "2"] or tools.cancelled == ["2", "0"]
-    assert results == [ex.CANCELLED.format(name="fail"), "Error: boom",
-                       ex.CANCELLED.format(name="fail")], (
-        "a cancelled call says which tool failed; the failed call keeps its own error")
+    results, _, tools = run(ex, [call(1, "search"),
+                                 call(2, "fetch", "Error: example.org did not answer", after=2),
+                                 call(3, "now")])
+    assert sorted(tools.cancelled) == ["offline_call_1", "offline_call_3"], (
+        "the two calls still running when fetch failed should be cancelled, and awaited so "
+        f"that their clean-up runs; it ran for {tools.cancelled or 'none of them'}")
+    expected = [cancelled(ex, "fetch"), "Error: example.org did not answer",
+                cancelled(ex, "fetch")]
+    assert results == expected, (
+        "a cancelled call says which tool failed (fetch, not its own name); the failed call "
+        f"keeps its own error: expected {expected}, got {results}")
+
+
+def test_the_cancelled_calls_have_wound_down_before_the_results_come_back(ex):
+    results, wound_down, _ = run(ex, [call(1, "search"),
+                                      call(2, "fetch", "Error: timed out", after=1)])
+    assert wound_down == ["offline_call_1"], (
+        "when run_or_cancel returned, the cancelled search had not finished its clean-up: "
+        "after task.cancel(), await the cancelled tasks (asyncio.gather(..., "
+        "return_exceptions=True)) so they wind down first")
+    assert results == [cancelled(ex, "fetch"), "Error: timed out"], f"got {results}"
 
 
 def test_calls_that_finished_first_keep_their_results(ex):
-    results, _ = run(ex, [call(0, "ok", "early"), call(1, "hang"),
-                          call(2, "fail", "Error: late", after=5)])
-    assert results == ["early", ex.CANCELLED.format(name="fail"), "Error: late"]
+    results, _, _ = run(ex, [call(1, "now", "12:00"), call(2, "search"),
+                             call(3, "fetch", "Error: late", after=5)])
+    expected = ["12:00", cancelled(ex, "fetch"), "Error: late"]
+    assert results == expected, (
+        f"now finished before fetch failed, so it keeps its result; only the search still "
+        f"running is cancelled: expected {expected}, got {results}")
+
+
+def test_any_result_starting_with_error_is_a_failure(ex):
+    results, _, _ = run(ex, [call(1, "fetch", "Error 404: no such page"),
+                             call(2, "search", "3 results", after=3)])
+    expected = ["Error 404: no such page", cancelled(ex, "fetch")]
+    assert results == expected, (
+        f"'Error 404: ...' starts with Error, so it is a failure and the search still "
+        f"running is cancelled: expected {expected}, got {results}")
+
+
+def test_failures_at_the_same_moment_are_all_seen_and_the_first_names_it(ex):
+    results, _, _ = run(ex, [call(1, "now", "12:00", after=1),
+                             call(2, "fetch", "Error: example.org did not answer", after=1),
+                             call(3, "search", "Error: quota used up", after=1),
+                             call(4, "now")])
+    expected = ["12:00", "Error: example.org did not answer", "Error: quota used up",
+                cancelled(ex, "fetch")]
+    assert results == expected, (
+        "now, fetch and search finish in the same step; fetch, the first failure in call "
+        "order, names the failure, each failed call keeps its own error: expected "
+        f"{expected}, got {results}")

@@ -1,0 +1,157 @@
+"""The exercise catalogue and each exercise's status, for the exercise verbs of `tao`.
+
+The catalogue is exercises/info.toml, in order. Status is kept per exercise in
+.tao-progress.json: the result of its last check and a digest of the file it was checked
+on. An exercise whose file still equals its shipped stub (exercises/.stubs/) is "not
+attempted" without running anything; one edited since its last check is "edited".
+
+The same file remembers the exercise picked last (`tao check N`, `tao watch N`, watch's
+list and its n key) under the key "current", so the next `tao check`, `tao hint` or a
+restarted `tao watch` carries on where the learner was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .repo import EXERCISE_TESTS, EXERCISES, ROOT
+
+STUBS = EXERCISES / ".stubs"  # the untouched stubs: what `tao reset` restores, git or not
+PROGRESS = ROOT / ".tao-progress.json"
+CURRENT = "current"  # the key of the progress file naming the exercise picked last
+
+
+@dataclass
+class Exercise:
+    """One exercise: its number, file name, title, stage and hint."""
+
+    number: int
+    name: str
+    title: str
+    stage: str
+    hint: str
+
+    @property
+    def path(self) -> Path:
+        """The learner's file."""
+        return EXERCISES / f"{self.name}.py"
+
+    @property
+    def stub(self) -> Path:
+        """The shipped, untouched stub."""
+        return STUBS / f"{self.name}.py"
+
+    @property
+    def solution(self) -> Path:
+        """The reference solution."""
+        return EXERCISES / "solutions" / f"{self.name}.py"
+
+    @property
+    def tests(self) -> Path:
+        """The tests that judge the learner's file."""
+        return EXERCISE_TESTS / f"test_{self.name}.py"
+
+    def where(self) -> str:
+        """The learner's file, relative to the repository."""
+        return str(self.path.relative_to(ROOT))
+
+
+@dataclass
+class Result:
+    """How an exercise's tests went: done, failing, timeout, not attempted (or edited,
+    missing: known without a run)."""
+
+    status: str
+    test: str = ""  # the first test that did not pass
+    message: str = ""  # what it said
+
+
+def load() -> list[Exercise]:
+    """Every exercise, in order."""
+    data = tomllib.loads((EXERCISES / "info.toml").read_text(encoding="utf-8"))
+    return [Exercise(n, e["name"], e["title"], e["stage"], e["hint"].strip())
+            for n, e in enumerate(data["exercises"], start=1)]
+
+
+def find(ref: str) -> Exercise:
+    """An exercise by number (`3`, `03`) or name; ValueError with the choices if none."""
+    exercises = load()
+    for exercise in exercises:
+        if ref.isdigit() and int(ref) == exercise.number or ref in (exercise.name,
+                                                                     exercise.name[1:3]):
+            return exercise
+    raise ValueError(f"no exercise {ref!r}: choose 1 to {len(exercises)} (see `tao list`)")
+
+
+# ---------------------------------------------------------------- status
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_progress() -> dict:
+    """{name: {"digest", "status", "test", "message"}} from the last checks, and
+    {"current": name} once an exercise was picked."""
+    try:
+        return json.loads(PROGRESS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def save_results(results: dict[str, Result], exercises: list[Exercise]) -> None:
+    """Remember each result with the digest of the file it was checked on."""
+    progress = read_progress()
+    for e in exercises:
+        if e.name in results and e.path.exists():
+            progress[e.name] = {"digest": _digest(e.path), **vars(results[e.name])}
+    _write(progress)
+
+
+def pick(e: Exercise) -> None:
+    """Make `e` the current exercise, remembered across runs."""
+    progress = read_progress()
+    if progress.get(CURRENT) != e.name:
+        _write({**progress, CURRENT: e.name})
+
+
+def _write(progress: dict) -> None:
+    PROGRESS.write_text(json.dumps(progress, indent=1), encoding="utf-8")
+
+
+def status(e: Exercise, progress: dict) -> Result:
+    """What is known about `e` without running it."""
+    if not e.path.exists():
+        return Result("missing", message=f"{e.where()} is missing: `tao reset {e.number}` "
+                                         "restores it")
+    if e.stub.exists() and e.path.read_bytes() == e.stub.read_bytes():
+        return Result("not attempted")
+    known = progress.get(e.name)
+    if known and known.get("digest") == _digest(e.path):
+        return Result(known["status"], known.get("test", ""), known.get("message", ""))
+    return Result("edited")
+
+
+def statuses(exercises: list[Exercise]) -> dict[str, Result]:
+    """The known status of every exercise."""
+    progress = read_progress()
+    return {e.name: status(e, progress) for e in exercises}
+
+
+def current(exercises: list[Exercise], known: dict[str, Result]) -> Exercise | None:
+    """The exercise picked last while it is not done, else the next one not done after
+    it (wrapping round); the first one not done if none was picked; None when all are."""
+    picked = read_progress().get(CURRENT)
+    start = next((i for i, e in enumerate(exercises) if e.name == picked), 0)
+    return next((e for e in exercises[start:] + exercises[:start]
+                 if known[e.name].status != "done"), None)
+
+
+def restore_stub(e: Exercise) -> None:
+    """Put the shipped stub back in place of the learner's file."""
+    e.path.write_bytes(e.stub.read_bytes())
+
