@@ -394,3 +394,103 @@ def test_a_tao_timeout_value_is_read_and_the_keyword_wins():
     assert timeout_from(None, {}) == 60.0
     assert timeout_from(None, {"TAO_TIMEOUT": " 2.5 "}) == 2.5
     assert timeout_from(7, {"TAO_TIMEOUT": "2.5"}) == 7.0
+
+
+# ---------------------------------------------------------------- sessions that recover
+# A reply joins the history and is sent back on every later request: whatever it held,
+# the next request must be one the API accepts (the fake refuses what the API refuses).
+
+
+def make(kind, *args, **kwargs) -> SSE:
+    """A documented stream of this kind."""
+    return (anthropic_stream if kind == "anthropic" else openai_stream)(*args, **kwargs)
+
+
+def answered(messages: list[dict], reply) -> list[dict]:
+    """`messages` with the reply and a result per call appended, as a stage's loop does
+    (a call it cannot run is answered with its error), or a new question if none."""
+    messages = messages + [reply.assistant_message()]
+    for call in reply.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                         "content": call.error or WORDCOUNT.run(call.args)})
+    return messages if reply.tool_calls else messages + [{"role": "user", "content": "and?"}]
+
+
+def session(kind, *replies: SSE):
+    """Each reply in turn, kept in the history; then one more turn that must be accepted.
+    Returns (the fake, the last reply, the history)."""
+    messages = [{"role": "user", "content": "count 'a b c'"}]
+    with FakeAPI(kind) as api:
+        api.queue(*replies, make(kind, ["done"]))
+        p = provider(kind, api, max_retries=0)
+        for _ in replies:
+            messages = answered(messages, p.call(messages, "", [WORDCOUNT]))
+        last = p.call(messages, "", [WORDCOUNT])
+    return api, last, messages
+
+
+RECOVERABLE = {
+    # a `\ud800` escape in the server's JSON: a lone surrogate UTF-8 cannot encode
+    "lone surrogate in text": lambda kind: make(kind, ["bad \ud800 text"]),
+    "lone surrogate in arguments": lambda kind: make(
+        kind, [], tools=[("call_s1", "wordcount", ['{"text": "a \\ud800 b"}'])]),
+    "whitespace-only text before a call": lambda kind: make(
+        kind, ["\n\n  "], tools=[("call_w1", "wordcount", ['{"text": "a b"}'])]),
+    "a call id of 10 KB": lambda kind: make(
+        kind, [], tools=[("call_" + "x" * 10_000, "wordcount", ['{"text": "a"}'])]),
+    "a call id with characters the API refuses": lambda kind: make(
+        kind, [], tools=[("functions.wordcount:0", "wordcount", ['{"text": "a"}'])]),
+    "a call with no name": lambda kind: make(kind, [], tools=[("call_n1", "", ["{}"])]),
+    "a name with dots and spaces": lambda kind: make(
+        kind, [], tools=[("call_n2", "functions.word count", ["{}"])]),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fault", list(RECOVERABLE))
+def test_after_a_hostile_reply_the_next_request_is_accepted(kind, fault):
+    api, last, _ = session(kind, RECOVERABLE[fault](kind))
+    assert api.violations == [], api.violations
+    assert last.text == "done" and len(api.requests) == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_server_that_reuses_call_ids_across_rounds_is_still_answered(kind):
+    """Small local models number their calls afresh each reply (call_0 every time)."""
+    rounds = [make(kind, [], tools=[("call_0", "wordcount", [json.dumps({"text": words})])])
+              for words in ("a", "a b", "a b c")]
+    api, last, history = session(kind, *rounds)
+    assert api.violations == [], api.violations
+    assert last.text == "done" and len(api.requests) == 4
+    assert [m["tool_call_id"] for m in history if m["role"] == "tool"] == ["call_0"] * 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_what_is_sent_back_keeps_each_result_with_its_own_call(kind):
+    """Renamed ids stay paired: the k-th result naming an id answers the k-th call."""
+    rounds = [make(kind, [], tools=[("call_0", "wordcount", [json.dumps({"text": words})])])
+              for words in ("a", "a b")]
+    api, _, _ = session(kind, *rounds)
+    pairs = _sent_pairs(kind, api.requests[-1]["messages"])
+    assert [(args, result) for _, args, result in pairs] == [
+        ({"text": "a"}, "1"), ({"text": "a b"}, "2")]
+    assert len({call_id for call_id, _, _ in pairs}) == 2  # unique on the wire
+
+
+def _sent_pairs(kind, wire: list[dict]) -> list[tuple]:
+    """(id, arguments, result) for each call in a request body, results found by id."""
+    if kind == "anthropic":
+        blocks = [b for m in wire if isinstance(m["content"], list) for b in m["content"]]
+        results = {b["tool_use_id"]: b["content"] for b in blocks if b["type"] == "tool_result"}
+        return [(b["id"], b["input"], results[b["id"]]) for b in blocks
+                if b["type"] == "tool_use"]
+    results = {m["tool_call_id"]: m["content"] for m in wire if m["role"] == "tool"}
+    return [(c["id"], json.loads(c["function"]["arguments"]), results[c["id"]])
+            for m in wire if m.get("tool_calls") for c in m["tool_calls"]]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_history_itself_is_never_changed_by_what_is_sent(kind):
+    api, _, history = session(kind, RECOVERABLE["lone surrogate in text"](kind))
+    assert history[1]["content"] == "bad \ud800 text"  # the stage's record stays as it came
+    assert "\ufffd" in json.dumps(api.requests[-1], ensure_ascii=False)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
+from .sanitize import sendable
 from .sdk_base import SDKProvider, StreamBroke, split_shown, summarize
 
 # prompt-cache counts Anthropic reports in a reply's usage (0 below the cacheable minimum)
@@ -138,7 +139,7 @@ def to_anthropic(messages: list[dict]) -> list[dict]:
     """Internal messages -> Anthropic `messages`: tool calls become `tool_use` blocks,
     tool results become `tool_result` blocks inside the next user turn."""
     out: list[dict] = []
-    for m in messages:
+    for m in sendable(messages):  # whatever came back before, a request the API accepts
         role = m["role"]
         if role == "tool":
             # tool_result must echo the tool_use id; results of one round share a user turn

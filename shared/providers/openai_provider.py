@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
+from .sanitize import sendable
 from .sdk_base import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
@@ -229,7 +230,7 @@ def usage_from(usage: dict) -> dict:
 def to_openai(messages: list[dict]) -> list[dict]:
     """Internal messages -> Chat Completions messages (arguments travel as JSON strings)."""
     out: list[dict] = []
-    for m in messages:
+    for m in sendable(messages):  # whatever came back before, a request the API accepts
         role = m["role"]
         if role == "assistant":
             if not m.get("content") and not m.get("tool_calls"):
