@@ -459,3 +459,14 @@ def test_readme_stage_maps_cover_08_to_10():
 
 if __name__ == "__main__":
     print(budget_report())
+
+
+@pytest.mark.parametrize("stage", ["08", "09", "10"])
+def test_a_script_whose_usage_is_not_numbers_runs_the_stage_to_its_answer(stage, tmp_path):
+    """A usage block of strings and nulls (a script, or a server) used to crash 08-10
+    with a TypeError where they add the counts up."""
+    script = [{"text": "Hello there.", "usage": {"input_tokens": "12", "output_tokens": None,
+                                                 "cache_read_input_tokens": "lots"}}]
+    done = run_stage(stage, stdin="hi\n", script=script, tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Hello there." in done.stdout and "Traceback" not in done.stderr

@@ -494,3 +494,51 @@ def test_the_history_itself_is_never_changed_by_what_is_sent(kind):
     api, _, history = session(kind, RECOVERABLE["lone surrogate in text"](kind))
     assert history[1]["content"] == "bad \ud800 text"  # the stage's record stays as it came
     assert "\ufffd" in json.dumps(api.requests[-1], ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- usage that is not numbers
+
+
+def _with_usage(kind, usage) -> SSE:
+    """A short reply whose usage block carries `usage` in the API's own field names."""
+    sse = make(kind, ["fine"])
+    for _, data in sse.events:
+        if not isinstance(data, dict):
+            continue
+        if data.get("type") == "message_start":
+            data["message"]["usage"] = usage["start"]
+        elif data.get("type") == "message_delta":
+            data["usage"] = usage["delta"]
+        elif "usage" in data:
+            data["usage"] = usage["chunk"]
+    return sse
+
+
+BAD_USAGE = {
+    "strings and nulls": {"start": {"input_tokens": "25", "cache_read_input_tokens": "lots"},
+                          "delta": {"output_tokens": None},
+                          "chunk": {"prompt_tokens": "25", "completion_tokens": None,
+                                    "prompt_tokens_details": {"cached_tokens": "x"}}},
+    "floats, negatives and bools": {"start": {"input_tokens": 25.0, "output_tokens": -1},
+                                    "delta": {"output_tokens": True},
+                                    "chunk": {"prompt_tokens": 25.0, "completion_tokens": -3,
+                                              "prompt_tokens_details": {"cached_tokens": True}}},
+    "objects and lists": {"start": {"input_tokens": {"n": 1}}, "delta": {"output_tokens": [7]},
+                          "chunk": {"prompt_tokens": [25], "completion_tokens": {"n": 1}}},
+    "not a dict at all": {"start": "25 tokens", "delta": [7], "chunk": ["25", "7"]},
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fault", list(BAD_USAGE))
+def test_usage_that_is_not_numbers_never_reaches_the_caller(kind, fault):
+    """Stages 08-10 add the counts up: each one given must be a whole number, and a bad
+    usage block costs the reply nothing."""
+    with FakeAPI(kind) as api:
+        api.queue(_with_usage(kind, BAD_USAGE[fault]))
+        reply, _ = ask([{"role": "user", "content": "hi"}], provider(kind, api))
+    assert not isinstance(reply, ProviderError), reply
+    assert reply.text == "fine"
+    assert all(type(n) is int and n >= 0 for n in reply.usage.values()), reply.usage
+    if fault != "not a dict at all" and fault != "objects and lists":
+        assert reply.usage["input_tokens"] == 25  # a count sent as "25" or 25.0 is kept

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
-from .sanitize import sendable
+from .sanitize import sendable, usage_counts
 from .sdk_base import SDKProvider, StreamBroke, split_shown, summarize
 
 # prompt-cache counts Anthropic reports in a reply's usage (0 below the cacheable minimum)
@@ -110,15 +110,19 @@ class AnthropicProvider(SDKProvider):
                     blocks[event["index"]] = {"id": block["id"], "name": block["name"],
                                               "json": ""}
             elif kind == "message_start":
-                usage = event["message"]["usage"]
-                reply.usage["input_tokens"] = usage["input_tokens"]
+                # counts are kept only as whole numbers: a server's odd usage costs no reply
+                usage = usage_counts(event["message"].get("usage"))
+                if "input_tokens" in usage:
+                    reply.usage["input_tokens"] = usage["input_tokens"]
                 for key in CACHE_KEYS:  # what the prompt cache read or wrote, when it did
                     if usage.get(key):
                         reply.usage[key] = usage[key]
             elif kind == "message_delta":
                 # the stop reason arrives here: end_turn, tool_use, max_tokens...
                 reply.stop_reason = event["delta"].get("stop_reason") or reply.stop_reason
-                reply.usage["output_tokens"] = event["usage"]["output_tokens"]
+                usage = usage_counts(event.get("usage"))
+                if "output_tokens" in usage:
+                    reply.usage["output_tokens"] = usage["output_tokens"]
             elif kind == "message_stop":
                 return  # the only sign that the reply is complete
             elif kind == "error":

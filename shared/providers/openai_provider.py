@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
-from .sanitize import sendable
+from .sanitize import sendable, usage_counts
 from .sdk_base import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
@@ -217,13 +217,20 @@ def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:
     return OpenAIProvider(model, name="ollama", **kwargs)
 
 
-def usage_from(usage: dict) -> dict:
-    """OpenAI's usage counts under the names tao uses (Anthropic's)."""
-    counted = {"input_tokens": usage.get("prompt_tokens"),
-               "output_tokens": usage.get("completion_tokens")}
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-    if cached:  # OpenAI caches long prompts by itself, and says how much it read
-        counted["cache_read_input_tokens"] = cached
+def usage_from(usage) -> dict:
+    """OpenAI's usage counts under the names tao uses (Anthropic's), whole numbers only
+    (a count a server sent as anything else is left out)."""
+    if not isinstance(usage, dict):
+        return {}
+    details = usage.get("prompt_tokens_details")
+    counted = usage_counts({
+        "input_tokens": usage.get("prompt_tokens"),
+        "output_tokens": usage.get("completion_tokens"),
+        # OpenAI caches long prompts by itself, and says how much it read
+        "cache_read_input_tokens": details.get("cached_tokens") if isinstance(
+            details, dict) else None})
+    if not counted.get("cache_read_input_tokens"):
+        counted.pop("cache_read_input_tokens", None)
     return counted
 
 
