@@ -256,3 +256,94 @@ def test_a_server_that_cannot_stream_tool_calls_says_so_once():
     message = str(info.value)
     assert "cannot stream tool calls" in message and "before 07" in message
     assert len(api.requests) == 1  # not a passing overload: no retry
+
+
+# ---- duplicate call ids: each call keeps its own name and arguments
+# Seen in the wild: models behind some proxies emit one tool_call_id for two distinct
+# calls (can1357/oh-my-pi#2055, openclaw/openclaw#40996); OpenAI then refuses the history
+# ("Duplicate value for 'tool_call_id'", agno-agi/agno#5116).
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_two_calls_with_one_id_at_two_indexes_keep_their_own_names_and_arguments(preset):
+    sse = chat_stream(
+        calls_chunk(call("now", "", id="call_dup", index=0)),
+        calls_chunk(call("wordcount", "", id="call_dup", index=1)),
+        calls_chunk(call(None, "{}", index=0)),
+        calls_chunk(call(None, '{"text": "a b c"}', index=1)),
+        chat_chunk({}, "tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == TWO_CALLS
+    ids = [c.id for c in reply.tool_calls]
+    assert ids[0] == "call_dup" and len(set(ids)) == 2, ids  # results cannot be mixed up
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_two_whole_calls_with_one_id_at_index_0_are_two_calls(preset):
+    """Ollama's shape (each call whole at index 0), with the id repeated."""
+    sse = chat_stream(
+        calls_chunk(call("now", "{}", id="call_same", index=0)),
+        calls_chunk(call("wordcount", '{"text": "a b c"}', id="call_same", index=0)),
+        chat_chunk({}, "stop"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == TWO_CALLS
+    assert len({c.id for c in reply.tool_calls}) == 2
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_same_call_twice_with_one_id_runs_twice(preset):
+    """Two whole, identical calls under one id: two calls asked for, two results owed."""
+    whole = call("wordcount", '{"text": "a b c"}', id="call_twice", index=0)
+    sse = chat_stream(calls_chunk(whole), calls_chunk(dict(whole)), chat_chunk({}, "stop"))
+    reply, _, messages = round_trip(preset, sse)
+    assert shape(reply) == [TWO_CALLS[1]] * 2
+    assert len([m for m in messages if m["role"] == "tool"]) == 2
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_new_name_at_a_known_index_without_an_id_is_a_new_call(preset):
+    sse = chat_stream(
+        calls_chunk(call("now", "{}", index=0)),
+        calls_chunk(call("wordcount", '{"text": "a b c"}', index=0)),
+        chat_chunk({}, "tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == TWO_CALLS
+
+
+# ---- refusals: openai-python's ChoiceDelta has `refusal`, and finish_reason may be
+# "content_filter"; a refusal streams in `delta.refusal` with finish_reason "stop"
+# (vercel/ai reports the same: @ai-sdk/openai 3.0.138 surfaces it as text).
+
+
+def test_content_filter_with_tool_calls_is_not_made_a_tool_use():
+    sse = chat_stream(calls_chunk(call("now", "{}", id="call_cf", index=0)),
+                      chat_chunk({}, "content_filter"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", [NOW])
+    assert reply.stop_reason == "content_filter"  # stages 09-10 run no call it carries
+
+
+@pytest.mark.parametrize("before", ["", "Sure, "])
+def test_a_refusal_streams_as_shown_text_and_stops_with_refusal(before):
+    sse = chat_stream(
+        chat_chunk({"role": "assistant", "content": before or None, "refusal": None}),
+        chat_chunk({"refusal": "I can't help"}), chat_chunk({"refusal": " with that."}),
+        chat_chunk({}, "stop"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        seen = []
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", (),
+                                          seen.append)
+    assert "".join(seen) == reply.text == before + "I can't help with that."
+    assert reply.stop_reason == "refusal"
+
+
+def test_a_refusal_next_to_tool_calls_stops_with_refusal():
+    sse = chat_stream(chat_chunk({"refusal": "No."}),
+                      calls_chunk(call("now", "{}", id="call_r", index=0)),
+                      chat_chunk({}, "tool_calls"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", [NOW])
+    assert reply.stop_reason == "refusal"

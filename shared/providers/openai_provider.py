@@ -89,7 +89,7 @@ class OpenAIProvider(SDKProvider):
     def _assemble(self, chunks, shown: list) -> Iterator[str | Reply]:
         """Chat Completions chunks -> text deltas, then the Reply; complete only once a
         choice has carried a finish_reason."""
-        reply, calls, finish = Reply(), ToolCallAssembler(), None
+        reply, calls, finish, refused = Reply(), ToolCallAssembler(), None, False
         try:
             for chunk in chunks:
                 if chunk.get("error"):  # a server-side error can end the body early
@@ -107,6 +107,11 @@ class OpenAIProvider(SDKProvider):
                     if content:
                         shown.append(content + "")  # text, or a TypeError: a wrong shape
                         yield content
+                    refusal = delta.get("refusal")
+                    if refusal:  # the model declined: its words are the answer shown
+                        shown.append(refusal + "")
+                        refused = True
+                        yield refusal
                     for fragment in delta.get("tool_calls") or ():
                         calls.add(fragment)
                     finish = choice.get("finish_reason") or finish
@@ -118,8 +123,8 @@ class OpenAIProvider(SDKProvider):
                               retry=True)
         reply.text, reply.reasoning = split_shown(shown)
         reply.tool_calls = calls.calls()
-        reply.stop_reason = STOP_REASONS.get(finish, finish)
-        if reply.tool_calls and reply.stop_reason != "max_tokens":
+        reply.stop_reason = "refusal" if refused else STOP_REASONS.get(finish, finish)
+        if reply.tool_calls and reply.stop_reason == "end_turn":
             reply.stop_reason = "tool_use"  # some servers say "stop" after tool calls
         yield reply
 
@@ -146,7 +151,8 @@ class ToolCallAssembler:
     OpenAI keys fragments by `index`, with the id and name in the first. Compatible
     servers differ: Ollama sends each call whole at index 0; vLLM reuses index 0 for
     the next call with a new id; SGLang repeats the id on every fragment; old
-    llama.cpp puts the id inside `function`; others send no index or an empty id."""
+    llama.cpp puts the id inside `function`; others send no index or an empty id, or one
+    id for two different calls."""
 
     def __init__(self):
         self.slots: list[dict] = []
@@ -158,30 +164,37 @@ class ToolCallAssembler:
         function = fragment.get("function") or {}
         call_id = fragment.get("id") or function.get("id") or ""
         name = function.get("name") or ""
-        slot = self._slot_for(str(call_id), name, fragment.get("index"))
+        arguments = function.get("arguments")
+        slot = self._slot_for(str(call_id), name, fragment.get("index"), arguments)
         if name:
             slot["name"] = name  # a repeated name is the same name, not more of it
-        arguments = function.get("arguments")
         if isinstance(arguments, str):
             slot["json"] += arguments
         elif arguments is not None:  # some servers send the arguments as an object
             slot["json"] += json.dumps(arguments)
 
-    def _slot_for(self, call_id: str, name: str, index) -> dict:
-        """A new id starts a call, a known id continues it; else the index decides,
-        else the call in progress (unless the name changes)."""
+    def _slot_for(self, call_id: str, name: str, index, arguments) -> dict:
+        """A new id starts a call, a known id continues it (at its own index: a server
+        may give two calls one id); else the index decides, else the call in progress.
+        A fragment that names another tool, or starts arguments for a call whose
+        arguments are whole, is the next call."""
         if call_id:
-            return self.by_id.get(call_id) or self._new(call_id, index)
-        if index is not None:
-            return self.by_index.get(index) or self._new("", index)
-        current = self.slots[-1] if self.slots else None
-        if current is None or (name and current["name"] and name != current["name"]):
-            return self._new("", index)
-        return current
+            slot = self.by_id.get(call_id)
+            if index is not None and self.by_index.get(index, {}).get("id") == call_id:
+                slot = self.by_index[index]
+            elif slot is not None and index is not None and slot["index"] not in (None, index):
+                slot = None  # the same id at another index: another call
+        elif index is not None:
+            slot = self.by_index.get(index)
+        else:
+            slot = self.slots[-1] if self.slots else None
+        if slot is None or _starts_another(slot, name, arguments):
+            slot = self._new(call_id, index)
+        return slot
 
     def _new(self, call_id: str, index) -> dict:
         """Open a slot for a new call."""
-        slot = {"id": call_id, "name": "", "json": ""}
+        slot = {"id": call_id, "name": "", "json": "", "index": index}
         self.slots.append(slot)
         if call_id:
             self.by_id[call_id] = slot
@@ -190,13 +203,36 @@ class ToolCallAssembler:
         return slot
 
     def calls(self) -> list[ToolCall]:
-        """The assembled calls, in order; an empty id is made up, unique in this reply."""
+        """The assembled calls, in order; an empty or repeated id is made up, unique in
+        this reply, so no result can be taken for another call's."""
+        used: set[str] = set()
         n = 0
         for slot in self.slots:
-            while not slot["id"]:
+            base = slot["id"] or "call_tao"
+            while not slot["id"] or slot["id"] in used or (
+                    slot["id"] != base and slot["id"] in self.by_id):
                 n += 1
-                slot["id"] = f"call_tao_{n}" if f"call_tao_{n}" not in self.by_id else ""
+                slot["id"] = f"{base[:34]}_{n}"
+            used.add(slot["id"])
         return tool_calls_from(self.slots)
+
+
+def _starts_another(slot: dict, name: str, arguments) -> bool:
+    """Whether a fragment for `slot` is really the next call: it names another tool, or
+    it brings a name and arguments while the slot's arguments are already whole."""
+    if not name or not slot["name"]:
+        return False
+    if name != slot["name"]:
+        return True
+    return bool(arguments) and slot["json"].rstrip().endswith("}") and _whole(slot["json"])
+
+
+def _whole(raw: str) -> bool:
+    """Whether `raw` is a complete JSON object."""
+    try:
+        return isinstance(json.loads(raw), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def error_text(error) -> str:
