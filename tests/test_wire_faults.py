@@ -542,3 +542,50 @@ def test_usage_that_is_not_numbers_never_reaches_the_caller(kind, fault):
     assert all(type(n) is int and n >= 0 for n in reply.usage.values()), reply.usage
     if fault != "not a dict at all" and fault != "objects and lists":
         assert reply.usage["input_tokens"] == 25  # a count sent as "25" or 25.0 is kept
+
+
+# ---------------------------------------------------------------- secrets in notes
+
+
+def _error_first(kind, message: str) -> SSE:
+    """A stream whose first event is an error quoting `message` (no text shown yet)."""
+    sse = story(kind, error_after=1)
+    data = next(d for _, d in sse.events if isinstance(d, dict) and "error" in d)
+    data["error"]["message"] = message
+    return sse
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_key_the_server_echoes_mid_stream_never_reaches_a_retry_note(kind):
+    """A key not shaped like sk-...: only the provider's own list of secrets can hide it."""
+    token = "local-token-abcdefgh"
+    with FakeAPI(kind) as api:
+        api.queue(_error_first(kind, f"bad credentials {token}, try again"), story(kind))
+        p = (AnthropicProvider if kind == "anthropic" else OpenAIProvider)(
+            api_key=token, base_url=api.base_url)
+        p.retry_base = 0.01
+        notes = []
+        p.on_notice = notes.append
+        reply, _ = ask([{"role": "user", "content": "hi"}], p)
+    assert not isinstance(reply, ProviderError), reply
+    assert reply.text == "Once upon a time" and len(notes) == 1
+    assert token not in notes[0] and "bad credentials [key hidden]" in notes[0], notes[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_secret_a_provider_holds_is_in_its_secrets(kind):
+    """The one documented list the trace (or anyone) can redact with."""
+    url = "http://learner:hunter2pass@127.0.0.1:9/v1?key=query-secret-123"
+    p = (AnthropicProvider if kind == "anthropic" else OpenAIProvider)(
+        api_key="local-token-abcdefgh", base_url=url)
+    assert {"local-token-abcdefgh", "hunter2pass", "query-secret-123"} <= set(p.secrets)
+    assert all(isinstance(s, str) and s for s in p.secrets)
+
+
+def test_a_fallback_exposes_every_provider_s_secrets():
+    from shared.providers.fallback import FallbackProvider
+
+    first = OpenAIProvider(api_key="local-token-abcdefgh", base_url="http://127.0.0.1:9/v1")
+    second = AnthropicProvider(api_key=KEY, base_url="http://u:pw-secret-1@127.0.0.1:9")
+    assert set(FallbackProvider([first, second]).secrets) >= {
+        "local-token-abcdefgh", KEY, "pw-secret-1"}

@@ -147,7 +147,7 @@ class WireTap(Provider):
 
     def _secrets(self) -> list[str | None]:
         """The keys to hide wherever they might show up."""
-        return list(getattr(self.sdk, "_secrets", None) or ())
+        return list(getattr(self.provider, "secrets", None) or ())
 
 
 _MISSING = object()
