@@ -589,3 +589,101 @@ def test_a_fallback_exposes_every_provider_s_secrets():
     second = AnthropicProvider(api_key=KEY, base_url="http://u:pw-secret-1@127.0.0.1:9")
     assert set(FallbackProvider([first, second]).secrets) >= {
         "local-token-abcdefgh", KEY, "pw-secret-1"}
+
+
+# ---------------------------------------------------------------- odd fields, one reply each
+
+
+def _anthropic_tool(block_extra=None, name="wordcount", deltas=('{"text": "a b"}',)):
+    """An Anthropic stream with one tool_use block, its start block amended."""
+    sse = anthropic_stream([], tools=[("toolu_odd", name, list(deltas))])
+    for _, data in sse.events:
+        if isinstance(data, dict) and data.get("type") == "content_block_start":
+            data["content_block"].update(block_extra or {})
+    return sse
+
+
+def _openai_tool(name, arguments='{"text": "a b"}', finish="tool_calls"):
+    """An OpenAI stream with one whole tool call in one chunk."""
+    from fake_api import chat_chunk, chat_stream
+
+    return chat_stream(chat_chunk({"tool_calls": [{"index": 0, "id": "call_odd", "type":
+                                                   "function", "function": {
+                                                       "name": name, "arguments": arguments}}]}),
+                       chat_chunk({}, finish))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", [123, ["now"], {"name": "now"}])
+def test_a_tool_name_that_is_not_a_string_arrives_as_one(kind, name):
+    sse = _anthropic_tool(name=name) if kind == "anthropic" else _openai_tool(name)
+    with FakeAPI(kind) as api:
+        api.queue(sse)
+        reply, _ = ask([{"role": "user", "content": "count"}], provider(kind, api))
+    assert not isinstance(reply, ProviderError), reply
+    assert isinstance(reply.tool_calls[0].name, str) and reply.tool_calls[0].name
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("reason", [7, {"type": "stop"}, ["stop"]])
+def test_a_stop_reason_that_is_not_a_string_costs_no_reply(kind, reason):
+    sse = story(kind)
+    for _, data in sse.events:
+        if not isinstance(data, dict):
+            continue
+        if data.get("type") == "message_delta":
+            data["delta"]["stop_reason"] = reason
+        for choice in data.get("choices") or ():
+            if choice.get("finish_reason"):
+                choice["finish_reason"] = reason
+    with FakeAPI(kind) as api:
+        api.queue(sse)
+        reply, _ = ask([{"role": "user", "content": "hi"}], provider(kind, api))
+    assert not isinstance(reply, ProviderError), reply
+    assert reply.text == "Once upon a time" and isinstance(reply.stop_reason, str)
+
+
+def test_an_anthropic_tool_input_sent_whole_in_its_start_block_is_used():
+    """Some compatible servers put the input in content_block_start and stream none."""
+    sse = _anthropic_tool({"input": {"text": "a b"}}, deltas=())
+    with FakeAPI("anthropic") as api:
+        api.queue(sse)
+        reply, _ = ask([{"role": "user", "content": "count"}], provider("anthropic", api))
+    assert reply.tool_calls[0].args == {"text": "a b"}
+
+
+def test_an_anthropic_start_block_input_gives_way_to_streamed_deltas():
+    sse = _anthropic_tool({"input": {"text": "stale"}}, deltas=('{"text": ', '"a b"}'))
+    with FakeAPI("anthropic") as api:
+        api.queue(sse)
+        reply, _ = ask([{"role": "user", "content": "count"}], provider("anthropic", api))
+    assert reply.tool_calls[0].args == {"text": "a b"}
+
+
+def test_an_openai_done_before_any_choice_is_an_unfinished_reply_and_retried():
+    from fake_api import chat_stream
+
+    with FakeAPI("openai") as api:
+        api.queue(chat_stream(), story("openai"))
+        p = provider("openai", api)
+        reply, _ = ask([{"role": "user", "content": "hi"}], p)
+    assert reply.text == "Once upon a time" and len(api.requests) == 2
+    assert p.notes and "broke off" in p.notes[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_usage_sent_twice_keeps_the_last_counts(kind):
+    sse = story(kind)
+    if kind == "openai":  # usage on the finish chunk as well as in its own chunk
+        finish = next(d for _, d in sse.events if isinstance(d, dict) and any(
+            c.get("finish_reason") for c in d.get("choices") or ()))
+        finish["usage"] = {"prompt_tokens": 1, "completion_tokens": 1}
+    else:  # message_delta's usage is cumulative: a second one supersedes the first
+        delta = next(d for _, d in sse.events if isinstance(d, dict)
+                     and d.get("type") == "message_delta")
+        sse.events.insert(sse.events.index(("message_delta", delta)),
+                          ("message_delta", {**delta, "usage": {"output_tokens": 1}}))
+    with FakeAPI(kind) as api:
+        api.queue(sse)
+        reply, _ = ask([{"role": "user", "content": "hi"}], provider(kind, api))
+    assert reply.usage == {"input_tokens": 25, "output_tokens": 12}

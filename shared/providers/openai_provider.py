@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
-from .sanitize import sendable, usage_counts
+from .sanitize import as_text, sendable, usage_counts
 from .sdk_base import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
@@ -114,7 +114,8 @@ class OpenAIProvider(SDKProvider):
                         yield refusal
                     for fragment in delta.get("tool_calls") or ():
                         calls.add(fragment)
-                    finish = choice.get("finish_reason") or finish
+                    if choice.get("finish_reason"):  # as text, whatever shape it came in
+                        finish = as_text(choice["finish_reason"])
         except (KeyError, TypeError, AttributeError) as exc:
             raise StreamBroke(f"the server sent a chunk of an unexpected shape "
                               f"({type(exc).__name__}: {exc})") from None
@@ -163,7 +164,7 @@ class ToolCallAssembler:
         """Fold one fragment into the call it belongs to."""
         function = fragment.get("function") or {}
         call_id = fragment.get("id") or function.get("id") or ""
-        name = function.get("name") or ""
+        name = as_text(function.get("name") or "")  # a name that is not a string: its JSON
         arguments = function.get("arguments")
         slot = self._slot_for(str(call_id), name, fragment.get("index"), arguments)
         if name:

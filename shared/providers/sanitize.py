@@ -37,6 +37,17 @@ def encodable(text) -> str:
     return text
 
 
+def as_text(value) -> str:
+    """A field that should have been a string (a tool name, a stop reason), as one: a
+    string as it is, anything else as its JSON text."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
+
+
 def sendable_args(args) -> dict:
     """Tool arguments as a JSON object both APIs accept; {} when they cannot be sent
     (not an object, not JSON, nested past what a JSON encoder can write)."""
