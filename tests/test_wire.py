@@ -533,3 +533,13 @@ def test_arguments_nested_600_deep_are_shown_without_a_crash(flavour):
     tap, second = _tapped_call(flavour, make(["ok"]), history, LOOP07.TOOLS)
     assert not isinstance(second, ProviderError) and second.text == "ok", second
     assert "request" in shown(tap) and len(shown(tap)) < 20_000
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_an_id_and_a_name_of_10_kb_are_elided_on_the_wire(flavour):
+    make = anthropic_stream if flavour == "anthropic" else openai_stream
+    huge_id, huge_name = "call_" + "i" * 10_000, "n" * 10_000
+    tap, reply = _tapped_call(flavour, make([], tools=[(huge_id, huge_name, ["{}"])]),
+                              tools=LOOP07.TOOLS)
+    assert reply.tool_calls[0].id == huge_id  # the reply keeps what came
+    assert len(shown(tap)) < 10_000, f"{len(shown(tap)):,} characters on screen"

@@ -105,7 +105,8 @@ def show_response(console: Console, lines: list[Line], title: str, note: str,
     if reply is not None:
         for call in reply.tool_calls:
             text = Text("tool call ", STYLE["kind"])
-            text += Text(on_screen(f"{call.id} {call.name} ", secrets))
+            label = f"{elide(str(call.id), 200)} {elide(str(call.name), 200)} "
+            text += Text(on_screen(label, secrets))
             text += Text(on_screen(flat_json(call.args), secrets), STYLE["payload"])
             if call.error:
                 text += Text(on_screen(f"  ({call.error})", secrets), STYLE["error"])
