@@ -470,3 +470,23 @@ def test_a_script_whose_usage_is_not_numbers_runs_the_stage_to_its_answer(stage,
     done = run_stage(stage, stdin="hi\n", script=script, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Hello there." in done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.sdk
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_a_server_repeating_call_ids_never_gets_the_kept_scratchpad_refused(kind, loop):
+    """09 and 10 keep each turn's tool rounds: one refused request used to make every
+    later line refused too. Here the server numbers its calls call_0 every time."""
+    make = anthropic_stream if kind == "anthropic" else openai_stream
+    with FakeAPI(kind) as api:
+        api.queue(make(["\n "], tools=[("call_0", "now", ["{}"]), ("call_0", "now", ["{}"])]),
+                  make(["It is noon."]),
+                  make([], tools=[("call_0", "now", ["{}"])]), make(["Still noon."]))
+        cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+        provider = cls(api_key="sk-test-key-0123456789", base_url=api.base_url)
+        first = loop.agent_step("time?", [], provider, "")
+        second = loop.agent_step("and now?", first.messages, provider, "")
+    assert api.violations == [], api.violations
+    assert (first.answer, second.answer) == ("It is noon.", "Still noon.")
+    assert second.stop_reason == "completed"
