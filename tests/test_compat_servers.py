@@ -14,6 +14,9 @@ Where each shape was seen (public code and issue trackers):
 - Gemini's compatible endpoint and some proxies: no `index` at all (openai/openai-python#3246).
 - Mistral refuses `stream_options` (422, openai/openai-agents-python#442), Databricks
   with 400 (anomalyco/opencode#4698).
+- Mistral's reasoning models stream `content` as typed parts, `thinking` then `text`
+  (openclaw/openclaw#68418, comet-ml/opik#8376).
+- One id for two calls, from some models behind proxies (can1357/oh-my-pi#2055).
 """
 
 from __future__ import annotations
@@ -347,3 +350,25 @@ def test_a_refusal_next_to_tool_calls_stops_with_refusal():
         api.queue(sse)
         reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", [NOW])
     assert reply.stop_reason == "refusal"
+
+
+# ---- content as a list of typed parts: Mistral's reasoning models stream a `thinking`
+# part then `text` parts (seen by openclaw/openclaw#68418, comet-ml/opik#8376); other
+# relays send [{"type": "text", ...}] alone (NousResearch/hermes-agent#64047)
+
+
+def test_content_sent_as_typed_parts_is_read_as_text_and_reasoning():
+    sse = chat_stream(
+        chat_chunk({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": [{"type": "text", "text": "They greet me."}]}]}),
+        chat_chunk({"content": [{"type": "text", "text": "Hello"}]}),
+        chat_chunk({"content": [{"type": "text", "text": " there!"}, {"type": "image_url"}]}),
+        chat_chunk({"content": "!"}),
+        chat_chunk({}, "stop"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        seen, thoughts = [], []
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", (),
+                                          seen.append, on_reasoning_delta=thoughts.append)
+    assert reply.text == "Hello there!!" and "".join(seen) == reply.text
+    assert reply.reasoning == "They greet me." and thoughts == ["They greet me."]

@@ -543,3 +543,14 @@ def test_an_id_and_a_name_of_10_kb_are_elided_on_the_wire(flavour):
                               tools=LOOP07.TOOLS)
     assert reply.tool_calls[0].id == huge_id  # the reply keeps what came
     assert len(shown(tap)) < 10_000, f"{len(shown(tap)):,} characters on screen"
+
+
+def test_content_sent_as_typed_parts_shows_on_the_wire():
+    from fake_api import chat_chunk, chat_stream
+
+    sse = chat_stream(chat_chunk({"content": [{"type": "text", "text": "Hello"}]}),
+                      chat_chunk({"content": [{"type": "text", "text": "!"}]}),
+                      chat_chunk({}, "stop"))
+    tap, reply = _tapped_call("openai", sse)
+    assert not isinstance(reply, ProviderError) and reply.text == "Hello!", reply
+    assert "Hello" in shown(tap) and "delta.content" in shown(tap)  # the parts, as JSON

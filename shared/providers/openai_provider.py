@@ -100,10 +100,12 @@ class OpenAIProvider(SDKProvider):
                 for choice in (chunk.get("choices") or ())[:1]:
                     delta = choice.get("delta") or {}
                     thought = delta.get("reasoning_content") or delta.get("reasoning")
+                    content = delta.get("content")
+                    if isinstance(content, list):  # typed parts: text, and thinking
+                        content, thought = parts_text(content), parts_text(content, "thinking")
                     if thought:  # reasoning models think aloud in their own field
                         shown.append(Reasoning(thought))
                         yield shown[-1]
-                    content = delta.get("content")
                     if content:
                         shown.append(content + "")  # text, or a TypeError: a wrong shape
                         yield content
@@ -234,6 +236,17 @@ def _whole(raw: str) -> bool:
         return isinstance(json.loads(raw), dict)
     except (ValueError, RecursionError):
         return False
+
+
+def parts_text(parts: list, kind: str = "text") -> str:
+    """The text of the `kind` parts in a content list (Mistral's reasoning models send
+    [{"type": "thinking", "thinking": [{"type": "text", ...}]}, {"type": "text", ...}])."""
+    found = []
+    for part in parts:
+        if isinstance(part, dict) and part.get("type") == kind:
+            inner = part.get(kind)
+            found.append(parts_text(inner) if isinstance(inner, list) else str(inner or ""))
+    return "".join(found)
 
 
 def error_text(error) -> str:

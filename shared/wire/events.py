@@ -201,7 +201,10 @@ def _describe_chunk(data: dict) -> Line:
     choice = data["choices"][0]
     delta = choice.get("delta") or {}
     parts = [f"delta.role {delta['role']}"] if delta.get("role") else []
-    fragments = [("delta.content", delta["content"], "text")] if delta.get("content") else []
+    content = delta.get("content")
+    if content and not isinstance(content, str):  # typed parts, say: shown as their JSON
+        content = json.dumps(content, ensure_ascii=False, default=str)
+    fragments = [("delta.content", content, "text")] if content else []
     for call in delta.get("tool_calls") or ():
         where = f"delta.tool_calls[{call.get('index')}]"
         function = call.get("function") or {}
