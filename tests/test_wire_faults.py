@@ -687,3 +687,19 @@ def test_usage_sent_twice_keeps_the_last_counts(kind):
         api.queue(sse)
         reply, _ = ask([{"role": "user", "content": "hi"}], provider(kind, api))
     assert reply.usage == {"input_tokens": 25, "output_tokens": 12}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_undecodable_bytes_in_what_the_learner_typed_or_a_tool_read_are_sent(kind):
+    """Terminal input and file reads with errors="surrogateescape" hold lone surrogates
+    (\\udc80-\\udcff): the request must still be one the SDK can encode."""
+    messages = [{"role": "user", "content": "count caf\udce9"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "call_u1", "name": "wordcount", "args": {"text": "caf\udce9"}}]},
+                {"role": "tool", "tool_call_id": "call_u1", "name": "wordcount",
+                 "content": "read caf\udce9: 1"}]
+    with FakeAPI(kind) as api:
+        api.queue(make(kind, ["1 word."]))
+        reply, _ = ask(messages, provider(kind, api))
+    assert not isinstance(reply, ProviderError), reply
+    assert reply.text == "1 word." and api.violations == []
