@@ -96,6 +96,8 @@ def test_call_id_gives_a_taken_id_a_new_valid_one_each_time():
     taken: set = set()
     ids = [call_id("c" * 40, taken) for _ in range(12)]
     assert len(set(ids)) == 12 and all(VALID_ID.match(i) for i in ids)
+    # the id, cut to leave room, then _2, _3...: still under OpenAI's 40 characters
+    assert ids[:3] == ["c" * 40, "c" * 34 + "_2", "c" * 34 + "_3"]
 
 
 def round_of(*ids, words=("a",)):
@@ -161,6 +163,19 @@ def test_the_history_given_is_never_changed():
     assert history == before
 
 
+def test_a_history_read_back_from_json_is_cleaned_the_same_way():
+    """Roles and keys that come from a file are equal to the literals, not the same
+    objects: the checks must compare values."""
+    history = [{"role": "user", "content": "go"}, *round_of("a.b", words=("x",))]
+    assert sendable(json.loads(json.dumps(history))) == sendable(history)
+    assert sendable(json.loads(json.dumps(history)))[1]["tool_calls"][0]["id"] != "a.b"
+    usage = json.loads('{"estimated": 1, "input_tokens": "5"}')
+    assert usage_counts(usage) == {"estimated": True, "input_tokens": 5}
+    assert usage_counts(usage)["estimated"] is True  # a flag, not a count (1 == True)
+    built = "".join(["esti", "mated"])  # a key built at run time: another object
+    assert usage_counts({built: 1})["estimated"] is True
+
+
 def test_a_result_for_no_call_keeps_its_id():
     """Not something a reply can cause: a loop bug stays visible, as the API's refusal."""
     history = [{"role": "user", "content": "go"},
@@ -179,9 +194,9 @@ def test_everything_sent_encodes_as_utf8():
 
 
 @pytest.mark.parametrize(("value", "count"), [
-    (25, 25), (0, 0), (25.0, 25), (" 7 ", 7), ("12", 12),
-    (25.5, None), (-1, None), (-2.0, None), (True, None), (False, None),
-    ("lots", None), ("-3", None), ("9" * 30, None), (None, None), ([25], None),
+    (25, 25), (0, 0), (25.0, 25), (0.0, 0), (" 7 ", 7), ("12", 12), ("9" * 19, 10**19 - 1),
+    (25.5, None), (-1, None), (-1.0, None), (-2.0, None), (True, None), (False, None),
+    ("lots", None), ("-3", None), ("9" * 20, None), (None, None), ([25], None),
     ({"n": 1}, None), (float("nan"), None), (float("inf"), None),
 ])
 def test_usage_count(value, count):
@@ -193,12 +208,21 @@ def test_usage_counts_keeps_whole_numbers_and_the_estimated_flag():
              "estimated": 1, "junk": "x"}
     assert usage_counts(usage) == {"input_tokens": 25, "cache_read_input_tokens": 3,
                                    "estimated": True}
+    assert usage_counts(usage)["estimated"] is True
     assert usage_counts(["25"]) == {} and usage_counts(None) == {}
+
+
+circular: list = []
+circular.append(circular)
+deep_list: list = []
+for _ in range(100_000):
+    deep_list = [deep_list]
 
 
 @pytest.mark.parametrize(("value", "text"), [
     ("end_turn", "end_turn"), (7, "7"), (["stop"], '["stop"]'), ({"a": 1}, '{"a": 1}'),
-    (None, "null"),
+    (None, "null"), (["ünï"], '["ünï"]'),
+    (circular, "<list>"), (deep_list, "<list>"),  # no JSON text: the type's name
 ])
 def test_as_text(value, text):
     assert as_text(value) == text

@@ -703,3 +703,16 @@ def test_undecodable_bytes_in_what_the_learner_typed_or_a_tool_read_are_sent(kin
         reply, _ = ask(messages, provider(kind, api))
     assert not isinstance(reply, ProviderError), reply
     assert reply.text == "1 word." and api.violations == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stages_02_to_06_recover_too_their_stream_sends_the_same_cleaned_history(kind):
+    """Stages 02-06 call stream(), not call(): the same translation, the same cleaning."""
+    with FakeAPI(kind) as api:
+        api.queue(make(kind, ["bad \ud800 text"]), make(kind, ["fine"]))
+        p = provider(kind, api, max_retries=0)
+        first = "".join(p.stream([{"role": "user", "content": "hi"}]))
+        history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": first},
+                   {"role": "user", "content": "again"}]
+        assert "".join(p.stream(history)) == "fine"
+    assert api.violations == [] and len(api.requests) == 2
