@@ -554,3 +554,10 @@ def test_content_sent_as_typed_parts_shows_on_the_wire():
     tap, reply = _tapped_call("openai", sse)
     assert not isinstance(reply, ProviderError) and reply.text == "Hello!", reply
     assert "Hello" in shown(tap) and "delta.content" in shown(tap)  # the parts, as JSON
+
+
+def test_a_reply_whose_usage_is_not_numbers_is_still_synthesized():
+    reply = Reply("ok", [], "end_turn", {"input_tokens": "12", "output_tokens": None})
+    events = synthesize("openai", reply, "gpt-fake")
+    usage = next(data for _, data in events if data.get("usage"))["usage"]
+    assert usage == {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}
