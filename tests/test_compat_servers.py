@@ -16,7 +16,9 @@ Where each shape was seen (public code and issue trackers):
   with 400 (anomalyco/opencode#4698).
 - Mistral's reasoning models stream `content` as typed parts, `thinking` then `text`
   (openclaw/openclaw#68418, comet-ml/opik#8376).
-- One id for two calls, from some models behind proxies (can1357/oh-my-pi#2055).
+- One id for two calls, from some models behind proxies (can1357/oh-my-pi#2055); and
+  vLLM's end-of-stream flush repeating a call's id and name (vllm-project/vllm#44098),
+  or its whole arguments (#51697).
 """
 
 from __future__ import annotations
@@ -294,13 +296,25 @@ def test_two_whole_calls_with_one_id_at_index_0_are_two_calls(preset):
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_the_same_call_twice_with_one_id_runs_twice(preset):
-    """Two whole, identical calls under one id: two calls asked for, two results owed."""
-    whole = call("wordcount", '{"text": "a b c"}', id="call_twice", index=0)
+def test_a_whole_call_sent_again_under_its_id_is_one_call_not_two(preset):
+    """vLLM's end-of-stream flush re-sends a call's id and name, and sometimes its
+    arguments (vllm-project/vllm#44098, #51697): a call must never run twice for it."""
+    whole = call("wordcount", '{"text": "a b c"}', id="call_once", index=0)
     sse = chat_stream(calls_chunk(whole), calls_chunk(dict(whole)), chat_chunk({}, "stop"))
     reply, _, messages = round_trip(preset, sse)
-    assert shape(reply) == [TWO_CALLS[1]] * 2
-    assert len([m for m in messages if m["role"] == "tool"]) == 2
+    assert shape(reply) == [TWO_CALLS[1]]
+    assert len([m for m in messages if m["role"] == "tool"]) == 1
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_flush_that_repeats_id_and_name_with_the_rest_of_the_arguments_continues(preset):
+    """vllm-project/vllm#44098: the closing chunk repeats id, type and name with the
+    remaining arguments."""
+    sse = chat_stream(
+        calls_chunk(call("wordcount", '{"text": ', id="call_f", index=0)),
+        calls_chunk(call("wordcount", '"a b c"}', id="call_f", index=0), finish="tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == [TWO_CALLS[1]]
 
 
 @pytest.mark.parametrize("preset", PRESETS)
