@@ -18,7 +18,7 @@ Where each shape was seen (public code and issue trackers):
   (openclaw/openclaw#68418, comet-ml/opik#8376).
 - One id for two calls, from some models behind proxies (can1357/oh-my-pi#2055); and
   vLLM's end-of-stream flush repeating a call's id and name (vllm-project/vllm#44098),
-  or its whole arguments (#51697).
+  or its whole arguments (#51697, and lidge-jun/opencodex#361).
 """
 
 from __future__ import annotations
@@ -304,6 +304,19 @@ def test_a_whole_call_sent_again_under_its_id_is_one_call_not_two(preset):
     reply, _, messages = round_trip(preset, sse)
     assert shape(reply) == [TWO_CALLS[1]]
     assert len([m for m in messages if m["role"] == "tool"]) == 1
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_whole_arguments_sent_twice_at_one_index_are_taken_once(preset):
+    """The arguments whole in one fragment, then again (lidge-jun/opencodex#361; vLLM's
+    xlam parser, vllm-project/vllm#51697): joined, they would be broken JSON."""
+    sse = chat_stream(
+        calls_chunk(call("wordcount", "", id="call_t", index=0)),
+        calls_chunk(call(None, '{"text": "a b c"}', index=0)),
+        calls_chunk(call(None, '{"text": "a b c"}', index=0)),
+        chat_chunk({}, "tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == [TWO_CALLS[1]]
 
 
 @pytest.mark.parametrize("preset", PRESETS)

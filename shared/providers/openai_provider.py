@@ -169,7 +169,7 @@ class ToolCallAssembler:
         name = as_text(function.get("name") or "")  # a name that is not a string: its JSON
         arguments = function.get("arguments")
         slot = self._slot_for(str(call_id), name, fragment.get("index"), arguments)
-        if _repeats(slot, str(call_id), arguments):
+        if _repeats(slot, str(call_id), name, arguments):
             return  # a whole call sent again (vLLM's end-of-stream flush): not a second one
         if name:
             slot["name"] = name  # a repeated name is the same name, not more of it
@@ -194,7 +194,7 @@ class ToolCallAssembler:
         else:
             slot = self.slots[-1] if self.slots else None
         if slot is None or (_starts_another(slot, name, arguments)
-                            and not _repeats(slot, call_id, arguments)):
+                            and not _repeats(slot, call_id, name, arguments)):
             slot = self._new(call_id, index)
         return slot
 
@@ -233,10 +233,12 @@ def _starts_another(slot: dict, name: str, arguments) -> bool:
     return bool(arguments) and slot["json"].rstrip().endswith("}") and _whole(slot["json"])
 
 
-def _repeats(slot: dict, call_id: str, arguments) -> bool:
-    """Whether a fragment is `slot`'s whole call sent again: its id, and its arguments."""
-    return bool(call_id) and call_id == slot["id"] and arguments == slot["json"] and _whole(
-        slot["json"])
+def _repeats(slot: dict, call_id: str, name: str, arguments) -> bool:
+    """Whether a fragment is `slot`'s whole arguments sent again, under its id or with no
+    name (joined on, they could only make broken JSON): not more of the call."""
+    if arguments != slot["json"] or not _whole(slot["json"]):
+        return False
+    return not name or (bool(call_id) and call_id == slot["id"])
 
 
 def _whole(raw: str) -> bool:
