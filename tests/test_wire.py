@@ -561,3 +561,14 @@ def test_a_reply_whose_usage_is_not_numbers_is_still_synthesized():
     events = synthesize("openai", reply, "gpt-fake")
     usage = next(data for _, data in events if data.get("usage"))["usage"]
     assert usage == {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}
+
+
+def test_the_title_names_the_address_the_sdk_posts_to_even_from_anthropic_base_url(
+        monkeypatch):
+    """The anthropic SDK reads ANTHROPIC_BASE_URL itself: the title must say where the
+    body really goes, still with no password in it."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://learner:hunter2pass@127.0.0.1:9")
+    tap = WireTap(AnthropicProvider(api_key=KEY), console())
+    tap._show_request([{"role": "user", "content": "hi"}], "", (), NO_OPTIONS)
+    assert "POST http://127.0.0.1:9/v1/messages" in shown(tap)
+    assert "hunter2pass" not in shown(tap)

@@ -126,7 +126,8 @@ class WireTap(Provider):
             note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
                     f"({self.provider.name} model)")
         self.last_request = body
-        title = f"request · POST {endpoint(self.flavour, getattr(self.sdk, 'base_url', None))}"
+        where = str(self.sdk._client.base_url) if self.sdk is not None else None  # as used
+        title = f"request · POST {endpoint(self.flavour, where)}"
         show_request(self.console, body, title, note, self._secrets())
 
     def _show_response(self, log: WireLog, reply, deltas: list[str], broke: str = "") -> None:
