@@ -49,6 +49,7 @@ TARGETS = {
     "shared/providers/__init__.py": "tests/test_providers.py",
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
+    "shared/providers/sanitize.py": "tests/test_sanitize.py",
     "shared/trace.py": "tests/test_trace.py",
     "shared/stage_main.py": "tests/test_stages_01_03.py",
     "shared/cli/stage_verbs.py": "tests/test_cli.py",

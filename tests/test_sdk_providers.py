@@ -301,6 +301,25 @@ BAD_ANTHROPIC = [
         {"role": "user", "content": [{"type": "text", "text": "x"},
                                      {"type": "tool_result", "tool_use_id": "t9",
                                       "content": "r"}]}]}, "unexpected `tool_use_id`"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "text", "text": "\n "}]},
+        {"role": "user", "content": "y"}]}, "non-whitespace text"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "now", "input": {}},
+            {"type": "tool_use", "id": "t1", "name": "now", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "r"},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}]},
+     "ids must be unique"),
+    ({"model": "m", "max_tokens": 5, "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a.b",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                      "content": "r"}]}]}, "tool_use.name"),
 ]
 BAD_OPENAI = [
     ({"model": "gpt-5.4-mini", "stream": True, "max_tokens": 5, "messages": [
@@ -324,6 +343,13 @@ BAD_OPENAI = [
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "c" * 41, "type": "function", "function": {"name": "n", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c" * 41, "content": "r"}]}, "string too long"),
+    ({"model": "m", "stream": True, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "n", "arguments": "{}"}},
+            {"id": "c1", "type": "function", "function": {"name": "n", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"}]}, "Duplicate value"),
 ]
 
 

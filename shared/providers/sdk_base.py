@@ -162,7 +162,12 @@ class SDKProvider(Provider):
     the retry loop, and turning every failure into one `ProviderError` line.
 
     A subclass sets `key_var`, builds `request()`, opens the stream in `_open()`
-    and assembles its events in `_assemble()`."""
+    and assembles its events in `_assemble()`.
+
+    `secrets` lists every string this provider must never show: its API key, and a
+    password or query values in its base URL. Every note and error it sends is redacted
+    with it (`redact`); anything else that shows what a server said (a trace, the wire
+    view) is given the same list."""
 
     key_var = ""
     retry_base = 1.0  # seconds before the first retry, doubled for each later one
@@ -176,7 +181,8 @@ class SDKProvider(Provider):
             api_key=api_key, base_url=base_url, max_retries=0,
             timeout=sdk.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout)))
         self.endpoint = endpoint(self._client.base_url)
-        self._secrets = [api_key, *url_secrets(base_url), *url_secrets(self._client.base_url)]
+        self.secrets = tuple(dict.fromkeys(s for s in (
+            api_key, *url_secrets(base_url), *url_secrets(self._client.base_url)) if s))
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
@@ -195,8 +201,9 @@ class SDKProvider(Provider):
                 wait = self._retry_wait(failure, attempt, shown)
                 if wait is None:
                     raise self._error(failure, attempt, split_shown(shown)[0]) from None
-            self.notice(f"{failure.what}: retrying in {wait:g} s, "
-                        f"attempt {attempt + 1} of {self.attempts}")
+            # the failure may quote what the server said, a key it echoed included
+            self.notice(redact(f"{failure.what}: retrying in {wait:g} s, "
+                               f"attempt {attempt + 1} of {self.attempts}", self.secrets))
             time.sleep(wait)
 
     def with_options(self, params: dict, options: Options) -> dict:
@@ -297,7 +304,7 @@ class SDKProvider(Provider):
         elif attempt > 1:
             what += f", still after {attempt} attempts"
         line = f"{self.name}: {what} ({self.endpoint}): {hint}"
-        return ProviderError(redact(line, self._secrets), partial)
+        return ProviderError(redact(line, self.secrets), partial)
 
     def model_available(self) -> bool:
         """Whether the server knows this model (one small request; for `tao doctor`)."""

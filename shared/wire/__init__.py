@@ -109,7 +109,8 @@ class WireTap(Provider):
             note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
                     f"({self.provider.name} model)")
         self.last_request = body
-        title = f"request · POST {endpoint(self.flavour, getattr(self.sdk, 'base_url', None))}"
+        where = str(self.sdk._client.base_url) if self.sdk is not None else None  # as used
+        title = f"request · POST {endpoint(self.flavour, where)}"
         show_request(self.console, body, title, note, self._secrets())
 
     def _show_response(self, log: WireLog, reply, deltas: list[str], broke: str = "") -> None:
@@ -130,7 +131,7 @@ class WireTap(Provider):
 
     def _secrets(self) -> list[str | None]:
         """The keys to hide wherever they might show up."""
-        return list(getattr(self.sdk, "_secrets", None) or ())
+        return list(getattr(self.provider, "secrets", None) or ())
 
 
 _MISSING = object()

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..providers.openai_provider import STOP_REASONS
+from ..providers.sanitize import usage_counts
 
 FINISH_REASONS = {tao: wire for wire, tao in STOP_REASONS.items()}  # tao's name -> OpenAI's
 _WORDS = re.compile(r"\s*\S+\s*|\s+")  # text streams in word-sized deltas
@@ -91,7 +92,7 @@ def synthesize_openai(reply, model: str, deltas=None) -> list[tuple[str, dict]]:
         events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
                    for piece in _json_pieces(call)]
     events.append(chunk({}, FINISH_REASONS.get(reply.stop_reason, reply.stop_reason)))
-    usage = reply.usage or {}
+    usage = usage_counts(reply.usage)  # whole numbers only: the sum below must work
     prompt, completion = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
     events.append(("chunk", {"id": "chatcmpl-synthesized", "object": "chat.completion.chunk",
                              "created": 0, "model": model, "choices": [],
@@ -201,7 +202,10 @@ def _describe_chunk(data: dict) -> Line:
     choice = data["choices"][0]
     delta = choice.get("delta") or {}
     parts = [f"delta.role {delta['role']}"] if delta.get("role") else []
-    fragments = [("delta.content", delta["content"], "text")] if delta.get("content") else []
+    content = delta.get("content")
+    if content and not isinstance(content, str):  # typed parts, say: shown as their JSON
+        content = json.dumps(content, ensure_ascii=False, default=str)
+    fragments = [("delta.content", content, "text")] if content else []
     for call in delta.get("tool_calls") or ():
         where = f"delta.tool_calls[{call.get('index')}]"
         function = call.get("function") or {}
