@@ -514,3 +514,20 @@ def test_stop_sequences_are_sent_and_no_tool_choice_goes_without_tools(kind):
     assert body["stop_sequences" if kind == "anthropic" else "stop"] == ["Observation:"]
     assert "tool_choice" not in body
     assert api.violations == []
+
+
+def test_openai_cached_tokens_are_reported_in_anthropic_terms_and_add_up():
+    from fake_api import chat_chunk, chat_stream
+
+    usage = {"prompt_tokens": 1000, "completion_tokens": 7, "total_tokens": 1007,
+             "prompt_tokens_details": {"cached_tokens": 768}}
+    with FakeAPI("openai") as api:
+        api.queue(chat_stream(chat_chunk({"content": "hi"}), chat_chunk({}, "stop"),
+                              chat_chunk(choices=[], usage=usage)))
+        reply = provider("openai", api).call(ask())
+    assert reply.usage == {"input_tokens": 232, "output_tokens": 7,
+                           "cache_read_input_tokens": 768}, (
+        "input_tokens is what the cache did not serve, as Anthropic counts it")
+    read = sum(reply.usage.get(k, 0) for k in (
+        "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    assert read == usage["prompt_tokens"], "every token the call read, counted once"

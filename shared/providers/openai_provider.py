@@ -285,8 +285,10 @@ def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:
 
 
 def usage_from(usage) -> dict:
-    """OpenAI's usage counts under the names tao uses (Anthropic's), whole numbers only
-    (a count a server sent as anything else is left out)."""
+    """OpenAI's usage counts under the names and meanings tao uses (Anthropic's), whole
+    numbers only (a count a server sent as anything else is left out). OpenAI's
+    `prompt_tokens` includes the part read from its cache; Anthropic's `input_tokens`
+    does not, so the cached part moves to `cache_read_input_tokens` alone."""
     if not isinstance(usage, dict):
         return {}
     details = usage.get("prompt_tokens_details")
@@ -298,6 +300,9 @@ def usage_from(usage) -> dict:
             details, dict) else None})
     if not counted.get("cache_read_input_tokens"):
         counted.pop("cache_read_input_tokens", None)
+    elif "input_tokens" in counted:
+        counted["input_tokens"] = max(0, counted["input_tokens"]
+                                      - counted["cache_read_input_tokens"])
     return counted
 
 
