@@ -718,8 +718,6 @@ def test_stages_02_to_06_recover_too_their_stream_sends_the_same_cleaned_history
     assert api.violations == [] and len(api.requests) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="base.Provider.notice prints a note to stderr as it "
-                   "is when no trace listens; the note path is being rewritten (issue 19)")
 def test_escape_codes_a_server_sends_in_a_retried_error_never_reach_stderr_raw(capsys):
     with FakeAPI("openai") as api:
         api.queue(_error_first("openai", "overloaded \x1b[2J\x9b31m"), story("openai"))

@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
+from ..printable import visible
 from ..providers.base import redact
-from ..trace import visible
 from .events import Line, preview, usage_text
 
 STRING_LIMIT = 1000  # characters of one string shown whole: a stage's system prompt fits
