@@ -234,7 +234,9 @@ def to_openai(messages: list[dict]) -> list[dict]:
         if role == "assistant":
             if not m.get("content") and not m.get("tool_calls"):
                 continue  # an empty assistant turn is refused by the API: leave it out
-            wire: dict = {"role": "assistant", "content": m.get("content") or None}
+            # a turn of tool calls with no text carries "", not null: the one shape
+            # OpenAI, llama.cpp, llama-cpp-python, Ollama and vLLM all accept
+            wire: dict = {"role": "assistant", "content": m.get("content") or ""}
             if m.get("tool_calls"):
                 wire["tool_calls"] = [
                     {"id": c["id"], "type": "function", "function": {

@@ -293,3 +293,23 @@ OPENAI_RULES = (openai_key, openai_fields, openai_tools, openai_tool_choice, ope
 def check_openai(body: dict, headers) -> str | None:
     """What Chat Completions would refuse in this request, or None."""
     return first_problem(OPENAI_RULES, body, headers)
+
+
+# ---- server flavours: what a real compatible server refuses beyond the documented API
+
+
+def llama_cpp_python_assistant(body, headers):
+    """llama-cpp-python's request model types an assistant message's `content` as a
+    string that may be left out, but not null (llama_types.py, its `server/types.py`);
+    pydantic then lists one complaint per member of its message union."""
+    for i, m in enumerate(body.get("messages") or ()):
+        if m.get("role") == "assistant" and "content" in m and m["content"] is None:
+            return (f"[{{'type': 'literal_error', 'loc': ('body', 'messages', {i}, "
+                    f"'typed-dict', 'role'), 'msg': \"Input should be 'system'\", "
+                    f"'input': 'assistant'}}, {{'type': 'string_type', 'loc': ('body', "
+                    f"'messages', {i}, 'typed-dict', 'content'), 'msg': 'Input should be "
+                    f"a valid string', 'input': None}}]")
+
+
+# flavour -> (its rules, the status it refuses with: llama-cpp-python answers 500)
+FLAVOURS = {"llama-cpp-python": ((llama_cpp_python_assistant,), 500)}
