@@ -116,6 +116,7 @@ class OpenAIProvider(SDKProvider):
             raise StreamBroke("the stream broke off before the reply was complete",
                               retry=True)
         reply.text, reply.reasoning = split_shown(shown)
+        reply.usage = reported(reply.usage)
         reply.tool_calls = calls.calls()
         reply.stop_reason = STOP_REASONS.get(finish, finish)
         if reply.tool_calls and reply.stop_reason != "max_tokens":
@@ -223,6 +224,15 @@ def usage_from(usage: dict) -> dict:
     cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
     if cached:  # OpenAI caches long prompts by itself, and says how much it read
         counted["cache_read_input_tokens"] = cached
+    return counted
+
+
+def reported(usage: dict) -> dict:
+    """The counts the server sent, or `{"not_reported": True}` when it sent none (some
+    compatible servers send no usage while streaming): never a silent nothing."""
+    counted = {key: value for key, value in usage.items() if value is not None}
+    if counted.get("input_tokens") is None and counted.get("output_tokens") is None:
+        return {"not_reported": True}
     return counted
 
 
