@@ -13,8 +13,10 @@ from fake_api import (
     api_error,
     check_anthropic,
     check_openai,
+    first_problem,
     openai_stream,
 )
+from fake_api.rules import FLAVOURS
 
 from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
@@ -254,13 +256,21 @@ def test_a_tool_call_only_turn_is_accepted_where_null_content_is_refused():
     api, _, reply = run_three_rounds("openai", flavour="llama-cpp-python")
     assert api.violations == []
     assert reply.text == "It is midnight; 3 words, then 2."
+    refused = dict(api.requests[1], messages=[
+        dict(m, content=None) if m.get("tool_calls") else m
+        for m in api.requests[1]["messages"]])  # the shape tao used to send
+    rules, status = FLAVOURS["llama-cpp-python"]
+    assert status == 500 and "Input should be a valid string" in first_problem(
+        rules, refused, {})
 
 
+# what llama-cpp-python 0.3.36 answered for `"content": null`, abridged to two complaints
 LLAMA_CPP_PYTHON_500 = HTTPError(500, {"error": {"type": "internal_server_error", "message": (
-    "[{'type': 'literal_error', 'loc': ('body', 'messages', 2, 'typed-dict', 'role'), "
-    "'msg': \"Input should be 'system'\", 'input': 'assistant'}, {'type': 'string_type', "
-    "'loc': ('body', 'messages', 2, 'typed-dict', 'content'), 'msg': 'Input should be a "
-    "valid string', 'input': None}]")}})
+    "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 2, "
+    "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+    "'input': 'assistant'}\n  {'type': 'string_type', 'loc': ('body', 'messages', 2, "
+    "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid "
+    "string', 'input': None}")}})
 
 
 @pytest.mark.parametrize("refusal", [

@@ -167,7 +167,8 @@ def disliked(said: str) -> str:
     for parts, msg in _complaints(said):
         path = ""
         for part in parts:
-            if part in ("body", "typed-dict") or part.startswith("function-"):
+            if part in ("body", "typed-dict") or part.startswith("function-") or (
+                    part[:1].isupper()):  # e.g. ChatCompletionRequestAssistantMessage
                 continue  # the request body itself, and pydantic's names for union members
             path += f"[{part}]" if part.isdigit() else (f".{part}" if path else part)
         complaints.append((path, msg))

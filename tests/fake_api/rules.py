@@ -300,15 +300,16 @@ def check_openai(body: dict, headers) -> str | None:
 
 def llama_cpp_python_assistant(body, headers):
     """llama-cpp-python's request model types an assistant message's `content` as a
-    string that may be left out, but not null (llama_types.py, its `server/types.py`);
-    pydantic then lists one complaint per member of its message union."""
+    string that may be left out, but not null (its llama_types.py); pydantic then lists
+    one complaint per member of its message union, as this (abridged) copy does."""
     for i, m in enumerate(body.get("messages") or ()):
         if m.get("role") == "assistant" and "content" in m and m["content"] is None:
-            return (f"[{{'type': 'literal_error', 'loc': ('body', 'messages', {i}, "
-                    f"'typed-dict', 'role'), 'msg': \"Input should be 'system'\", "
-                    f"'input': 'assistant'}}, {{'type': 'string_type', 'loc': ('body', "
-                    f"'messages', {i}, 'typed-dict', 'content'), 'msg': 'Input should be "
-                    f"a valid string', 'input': None}}]")
+            where = f"'loc': ('body', 'messages', {i}, 'ChatCompletionRequest"
+            return (f"2 validation errors:\n  {{'type': 'literal_error', {where}"
+                    f"SystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+                    f"'input': 'assistant'}}\n  {{'type': 'string_type', {where}"
+                    f"AssistantMessage', 'content'), 'msg': 'Input should be a valid "
+                    f"string', 'input': None}}")
 
 
 # flavour -> (its rules, the status it refuses with: llama-cpp-python answers 500)
