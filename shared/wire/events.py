@@ -154,6 +154,12 @@ def describe(kind: str, data: dict) -> Line:
     """One event as a log line: its kind, what it says, and its delta payload if any."""
     if kind == "chunk":
         return _describe_chunk(data)
+    if kind == "prompt":  # a model in this process: its chat template's output, as fed
+        from .render import elide
+
+        return Line(kind, f"{data.get('tokens')} tokens "
+                    + json.dumps(elide(str(data.get("text", ""))), ensure_ascii=False),
+                    (kind,))
     if kind == "content_block_delta":
         delta = data.get("delta") or {}
         dtype = delta.get("type", "?")
@@ -202,6 +208,8 @@ def _describe_chunk(data: dict) -> Line:
     delta = choice.get("delta") or {}
     parts = [f"delta.role {delta['role']}"] if delta.get("role") else []
     fragments = [("delta.content", delta["content"], "text")] if delta.get("content") else []
+    if "delta" not in choice and choice.get("text"):  # a text completion's chunk (llama.cpp)
+        fragments = [("text", choice["text"], "text")]
     for call in delta.get("tool_calls") or ():
         where = f"delta.tool_calls[{call.get('index')}]"
         function = call.get("function") or {}
