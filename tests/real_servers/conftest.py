@@ -1,0 +1,38 @@
+"""The real-server tier: servers nobody here wrote, serving a real model on the CPU.
+
+Each server starts from the `local` extra on 127.0.0.1 and a free port, is waited for
+with a bound, and is stopped by its pid when the tests that use it are done (servers.py).
+Without the extra every test here is skipped, with one line saying how to get it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from servers import free_port, needs_the_extra, start, stop
+
+
+@pytest.fixture(scope="session")
+def model_path() -> Path:
+    """The default model's file, from the extra (never downloaded)."""
+    needs_the_extra()
+    from shared.providers.local import model_file
+
+    return model_file(env={})
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_python(model_path, tmp_path_factory):
+    """llama-cpp-python's OpenAI-compatible server (`python -m llama_cpp.server`)."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama_cpp_python") / "server.log"
+    process, server = start("llama-cpp-python's server", [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--seed", "1234",
+        "--verbose", "False"], port, log)
+    try:
+        yield server
+    finally:
+        stop(process)
