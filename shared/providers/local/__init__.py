@@ -210,14 +210,18 @@ class LocalProvider(Provider):
         return result.prompt, [s for s in stop if s]
 
     def _grammar(self, text: str | None):
-        """llama.cpp's compiled grammar for `text`, or None; a bad one is one line."""
+        """The grammar for llama-cpp-python, or None; one that llama.cpp cannot parse is
+        one line here (handed on, it would crash the process: the sampler comes back NULL)."""
         if not text:
             return None
         llama_cpp, _ = _llama_cpp()
-        try:
-            return llama_cpp.LlamaGrammar.from_string(text, verbose=False)
-        except (ValueError, RuntimeError) as exc:
-            raise ProviderError(f"local: the grammar does not parse ({exc})") from None
+        trial = llama_cpp.llama_sampler_init_grammar(self._llm._model.vocab,
+                                                     text.encode("utf-8"), b"root")
+        if not trial:
+            raise ProviderError("local: llama.cpp could not parse the grammar (its reason "
+                                "is on the line above): check the GBNF")
+        llama_cpp.llama_sampler_free(trial)
+        return llama_cpp.LlamaGrammar.from_string(text, verbose=False)
 
     def _report(self, kind: str, data: dict) -> None:
         """Pass one event to `--show-wire`, if it listens."""

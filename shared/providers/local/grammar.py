@@ -23,12 +23,14 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-# JSON itself, in GBNF. Whitespace is at most one space and a string at most 100
-# characters, so a model cannot pad or ramble inside a call forever.
+# JSON itself, in GBNF. Whitespace is at most one space, a string at most 100
+# characters, an object at most 6 keys and an array 10 items, so a model cannot pad or
+# ramble inside a call forever.
 JSON_RULES = r'''
 value   ::= object | array | string | number | "true" | "false" | "null"
-object  ::= "{" ws ( string ws ":" ws value ( ws "," ws string ws ":" ws value )* )? ws "}"
-array   ::= "[" ws ( value ( ws "," ws value )* )? ws "]"
+object  ::= "{" ws ( pair ( ws "," ws pair ){0,5} )? ws "}"
+pair    ::= string ws ":" ws value
+array   ::= "[" ws ( value ( ws "," ws value ){0,9} )? ws "]"
 string  ::= "\"" char{0,100} "\""
 char    ::= [^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
 number  ::= integer ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?
