@@ -12,7 +12,7 @@ import sys
 import pytest
 from helpers import ROOT, load_stage, run_tao
 
-from shared.providers import ProviderError, Tool, build_provider
+from shared.providers import Options, ProviderError, Tool, build_provider
 from shared.providers.local import INSTALL, tool_grammar
 
 TOOLS06 = load_stage("06", "tools").TOOLS  # the stage 06 registry: name -> function
@@ -91,6 +91,19 @@ def test_doctor_without_the_extra_says_so_and_is_still_all_ok(no_model_wheel, mo
     assert line.startswith("ok") and "not installed" in line and INSTALL in line
     chosen = run_tao("doctor", "--provider", "local", COLUMNS="200")
     assert chosen.returncode == 1 and INSTALL in chosen.stdout
+
+
+def test_tool_choice_becomes_a_grammar_that_only_a_call_fits(gguf):
+    provider = build_provider("local", str(gguf))
+    request = provider.request([{"role": "user", "content": "hi"}], "", [WORDCOUNT])
+    forced = provider.with_options(request, Options(tool_choice="wordcount"))
+    assert forced["tool_choice"] == "wordcount" and "text    ::=" not in forced["grammar"]
+    free = provider.with_options(request, Options())
+    assert "root    ::= call | text" in free["grammar"]  # auto: a call, or plain text
+    none = provider.with_options(request, Options(tool_choice="none"))
+    assert "grammar" not in none and "tool_choice" not in none
+    with pytest.raises(ProviderError, match="'calculator' is not one of the tools"):
+        provider.with_options(request, Options(tool_choice="calculator"))
 
 
 # the grammar: its text is checked here; llama.cpp parses and obeys it in the tier

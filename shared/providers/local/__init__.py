@@ -107,6 +107,7 @@ class LocalProvider(Provider):
         self.max_tokens = max_tokens
         self.threads = threads or os.cpu_count() or 1
         self._llm = self._formatter = None
+        self._calls = 0  # tool calls made so far: each gets an id of its own
 
     def describe(self) -> str:
         """Which file answers, and how big it is."""
@@ -140,7 +141,10 @@ class LocalProvider(Provider):
         choice = options.tool_choice or "auto"
         if tools and choice != "none":
             params["tool_choice"] = choice
-            forced = [t for t in tools if t["function"]["name"] == choice] or tools
+            forced = [t for t in tools if t["function"]["name"] == choice]
+            if not forced and choice not in ("auto", "required"):
+                raise ProviderError(f"local: tool_choice {choice!r} is not one of the tools")
+            forced = forced or tools
             native = [Tool(t["function"]["name"], "", t["function"]["parameters"], None)
                       for t in forced]
             params["grammar"] = tool_grammar(native, text=choice == "auto",
@@ -197,7 +201,7 @@ class LocalProvider(Provider):
 
     def _next_id(self) -> str:
         """A call id, unique in this process (the model does not make one up)."""
-        self._calls = getattr(self, "_calls", 0) + 1
+        self._calls += 1
         return f"call_local_{self._calls}"
 
     def _prompt(self, params: dict) -> tuple[str, list[str]]:
