@@ -48,8 +48,9 @@ class StageParser(argparse.ArgumentParser):
         return super().parse_args(args, namespace)
 
 
-def stage_parser(doc: str | None) -> argparse.ArgumentParser:
-    """An argument parser with the options every stage takes."""
+def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.ArgumentParser:
+    """An argument parser with the options every stage takes; a text-protocol stage gives
+    its tool `registry`, and gets `--constrain` too."""
     lines = (doc or "").strip().splitlines()
     parser = StageParser(
         description=lines[0] if lines else None,
@@ -70,6 +71,12 @@ def stage_parser(doc: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--quirk", choices=QUIRKS,
                         help="make the offline model misbehave like a real one (for watching "
                              "the loop cope)")
+    if registry is not None:
+        parser.add_argument("--constrain", action="store_true",
+                            help="let the local model write only a well-formed call line for "
+                                 "these tools, or plain text (a grammar built from the "
+                                 "registry; needs --provider local)")
+        parser.set_defaults(registry=registry)
     return parser
 
 
@@ -118,6 +125,8 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
         raise ProviderError(f"--quirk {args.quirk} makes the offline model misbehave, but "
                             f"{name} answers here: add --provider offline")
     extra = {"quirk": args.quirk} if args.quirk else {}
+    if getattr(args, "constrain", False):
+        extra["grammar"] = constraint(args.registry, name)
     provider = build_provider(name, args.model or env.get("TAO_MODEL") or None, **extra)
     announce(provider, why)
     trace = Trace(save=args.save_trace)
@@ -137,6 +146,17 @@ def connect(provider: Provider, trace: Trace, show_wire: str | None = None) -> P
         provider = WireTap(provider, trace.console, show_wire)
     provider.on_reply = trace.model_reply
     return provider
+
+
+def constraint(registry: dict, provider: str) -> str:
+    """The grammar `--constrain` gives the local model: one call line to a tool of
+    `registry`, or plain text. Only a model that runs here can be held to a grammar."""
+    if provider != "local":
+        raise ProviderError(f"--constrain holds the model to a grammar, which only the local "
+                            f"model takes, but {provider} answers here: add --provider local")
+    from .providers.local import tool_grammar  # builds text: imports no llama.cpp
+
+    return tool_grammar(registry)
 
 
 def announce(provider: Provider, why: str) -> None:

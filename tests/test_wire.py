@@ -587,3 +587,40 @@ def test_the_title_names_the_address_the_sdk_posts_to_even_from_anthropic_base_u
     tap._show_request([{"role": "user", "content": "hi"}], "", (), NO_OPTIONS)
     assert "POST http://127.0.0.1:9/v1/messages" in shown(tap)
     assert "hunter2pass" not in shown(tap)
+
+
+def test_constrain_gives_the_local_model_a_grammar_of_the_stages_registry(monkeypatch):
+    import shared.stage_main as stage_main
+
+    built = {}
+
+    def build(name, model=None, **kwargs):  # the local provider, without llama.cpp
+        built.update(kwargs, name=name)
+        return ScriptedProvider(["ok"])
+
+    monkeypatch.setattr(stage_main, "build_provider", build)
+    registry = {"now": lambda args: "12:00", "wordcount": lambda args: "3"}
+    args = stage_main.stage_parser("", registry).parse_args(["--constrain",
+                                                            "--provider", "local"])
+    with stage_main.open_session(args, {}) as (provider, _):
+        pass
+    assert built["name"] == "local"
+    grammar = built["grammar"]
+    assert '\\"now\\"' in grammar and '\\"wordcount\\"' in grammar, "each tool"
+    assert "calculator" not in grammar
+
+
+def test_constrain_is_refused_in_one_line_for_a_model_that_takes_no_grammar():
+    from shared.stage_main import open_session, stage_parser
+
+    args = stage_parser("", {"now": lambda a: ""}).parse_args(["--constrain"])
+    with pytest.raises(ProviderError) as refused:
+        open_session(args, {"TAO_PROVIDER": "offline"})
+    assert "--provider local" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_only_a_stage_with_a_registry_takes_constrain():
+    from shared.stage_main import stage_parser
+
+    with pytest.raises(SystemExit):
+        stage_parser("").parse_args(["--constrain"])

@@ -7,7 +7,7 @@ shown. The result is not sent back to the model yet: stage 05 closes that loop.
     uv run stages/04_json_tool_call/main.py
 """
 
-from loop import _parse_tool_call, build_agent_system, run_tool
+from loop import TOOLS, _parse_tool_call, build_agent_system, run_tool
 
 from shared.providers import ProviderError
 from shared.stage_main import open_session, run, stage_parser
@@ -46,7 +46,7 @@ def chat(provider, trace, system: str) -> None:
 
 
 def main() -> None:
-    args = stage_parser(__doc__).parse_args()
+    args = stage_parser(__doc__, TOOLS).parse_args()  # the registry: for --constrain
     with open_session(args) as (provider, trace):
         chat(provider, trace, build_agent_system())
 

@@ -7,7 +7,7 @@ inner loop, and the chat loop around it only keeps the final answers.
     uv run stages/05_react_loop/main.py
 """
 
-from loop import agent_step, build_agent_system
+from loop import TOOLS, agent_step, build_agent_system
 
 from shared.providers import ProviderError
 from shared.stage_main import open_session, run, stage_parser
@@ -38,7 +38,7 @@ def chat(provider, trace, system: str) -> None:
 
 
 def main() -> None:
-    args = stage_parser(__doc__).parse_args()
+    args = stage_parser(__doc__, TOOLS).parse_args()  # the registry: for --constrain
     with open_session(args) as (provider, trace):
         chat(provider, trace, build_agent_system())
 
