@@ -305,3 +305,18 @@ def test_stage08_readme_memory_demo_quotes_the_earlier_result_and_07_cannot():
     assert "returned 6" in remembered, f"stage 08 should quote the kept result: {remembered}"
     forgot = answers(run_stage("07", stdin=MEMORY_DEMO, COLUMNS=WIDE).stdout)[-1]
     assert "returned 6" not in forgot, f"stage 07 keeps no calls, yet quoted one: {forgot}"
+
+
+@pytest.mark.parametrize("question, planned", [
+    ("look up 'tao' in the database, 5 seconds, and fetch 'example.org', 1 second",
+     [("lookup", {"key": "tao", "seconds": 5}), ("fetch", {"url": "example.org", "seconds": 1})]),
+    ("fetch 'example.org', 5 seconds", [("fetch", {"url": "example.org", "seconds": 5})]),
+])
+def test_stage10_readme_timeout_demos_ask_for_the_calls_they_describe(question, planned):
+    # the README's timeout demos wait 2 s for real; what can break is what the offline
+    # model makes of their words (the timeouts themselves are tested in test_stages_08_10)
+    from shared.providers import OfflineProvider
+
+    tools = load_stage("10", "tools").TOOLS
+    reply = OfflineProvider().call([{"role": "user", "content": question}], "", tools)
+    assert [(c.name, c.args) for c in reply.tool_calls] == planned
