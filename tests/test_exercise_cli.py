@@ -204,12 +204,8 @@ def test_watch_redraws_takes_keys_and_never_exits_on_its_own(kit):
                               ("h", "Hint for exercise 2:")):
             watch.stdin.write(key.encode())
             assert expected in _read_until(watch, "q quit", 60), f"after {key!r}"
-        watch.stdin.write(b"q")
-        assert watch.wait(timeout=30) == 0
     finally:
-        if watch.poll() is None:
-            watch.kill()
-            watch.wait()
+        quit_watch(watch)
 
 
 def _read_until(process, marker: str, timeout: float) -> str:
