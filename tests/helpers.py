@@ -72,12 +72,13 @@ def run_stage(number: str, *args, stdin: str = "", script=None, tmp_path=None,
 
 
 def run_stage_process(number: str, *args, stdin: str = "", script=None, tmp_path=None,
-                      **env) -> subprocess.CompletedProcess:
-    """`run_stage` in a new interpreter: for what only a real process shows."""
+                      timeout: float = 60, **env) -> subprocess.CompletedProcess:
+    """`run_stage` in a new interpreter: for what only a real process shows (a real model
+    on a busy CPU may need a longer `timeout`)."""
     return subprocess.run([sys.executable, str(stage_dir(number) / "main.py"), *args],
                           input=stdin, capture_output=True, text=True, encoding="utf-8",
-                          env=clean_env(**_with_script(env, script, tmp_path)), timeout=60,
-                          cwd=ROOT)
+                          env=clean_env(**_with_script(env, script, tmp_path)),
+                          timeout=timeout, cwd=ROOT)
 
 
 def run_tao(*args, stdin: str = "", **env) -> subprocess.CompletedProcess:

@@ -16,6 +16,9 @@ import pytest
 
 READY_WITHIN = 60.0  # seconds a server may take to load the model and answer
 STOP_WITHIN = 10.0  # seconds it gets to exit after SIGTERM, before SIGKILL
+# seconds a stage process may take against a 135M model on 2 busy cores: a stage that
+# coaches near misses may need several 256-token replies
+STAGE_SECONDS = 300
 NEEDS = "the real-server tier needs the extra: uv sync --extra local"
 
 

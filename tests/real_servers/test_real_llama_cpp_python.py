@@ -10,20 +10,21 @@ import re
 import pytest
 from fake_api.rules import FLAVOURS, first_problem
 from helpers import load_stage, run_stage_process
-from servers import needs_the_extra
+from servers import STAGE_SECONDS, needs_the_extra
 
 from shared.providers import Options, Provider, ProviderError
 from shared.providers.openai_provider import OpenAIProvider, to_openai
 
 needs_the_extra()
-pytestmark = [pytest.mark.sdk, pytest.mark.timeout(180)]  # one worker: one server
+pytestmark = [pytest.mark.sdk, pytest.mark.timeout(400)]  # one worker: one server
 MODEL = "smollm2"  # llama-cpp-python's server answers with its one model, whatever the name
 
 
 def stage(number: str, server, *args, stdin: str):
     """Run a stage as a learner would, with --provider openai pointed at `server`."""
     done = run_stage_process(number, "--provider", "openai", *args, stdin=stdin,
-                             OPENAI_BASE_URL=server.base_url, TAO_MODEL=MODEL)
+                             timeout=STAGE_SECONDS, OPENAI_BASE_URL=server.base_url,
+                             TAO_MODEL=MODEL)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return done.stdout
 

@@ -9,13 +9,13 @@ import re
 
 import pytest
 from helpers import load_stage, run_stage_process
-from servers import needs_the_extra
+from servers import STAGE_SECONDS, needs_the_extra
 
 from shared.providers import Options, ProviderError, build_provider
 from shared.providers.local import tool_grammar
 
 needs_the_extra()
-pytestmark = [pytest.mark.sdk, pytest.mark.timeout(180)]  # one worker: one model in memory
+pytestmark = [pytest.mark.sdk, pytest.mark.timeout(400)]  # one worker: one model in memory
 TOOLS06 = load_stage("06", "tools").TOOLS
 LOOP06 = load_stage("06", "loop")
 QUESTIONS = ['How many words are in "the quick brown fox"?', "What time is it?",
@@ -64,7 +64,8 @@ def test_the_counts_are_llama_cpps_own(local):
 
 def test_stage_02_chats_for_two_turns_with_real_token_counts():
     done = run_stage_process("02", "--provider", "local", "--show-wire",
-                             stdin="Hi, I am Ada.\nWhat is my name?\n\n")  # short replies
+                             stdin="Hi, I am Ada.\nWhat is my name?\n\n",  # short replies
+                             timeout=STAGE_SECONDS)
     out = done.stdout
     assert done.returncode == 0, out[-2000:] + done.stderr[-2000:]
     assert "model: local (SmolLM2-135M-Instruct.Q4_1.gguf" in done.stderr
@@ -154,7 +155,7 @@ def test_a_grammar_llama_cpp_cannot_parse_is_one_line(constrained):
 
 def test_the_request_on_the_wire_is_what_llama_cpp_got():
     done = run_stage_process("06", "--provider", "local", "--show-wire",
-                             stdin="What time is it?\n\n")
+                             stdin="What time is it?\n\n", timeout=STAGE_SECONDS)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     out = done.stdout
     body = out[out.index("{", out.index("request · local model")):]
