@@ -40,10 +40,20 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
+OFFLINE = "tests/test_offline_model.py"
+# the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
+STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
+# module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
 TARGETS = {
     "shared/calc.py": "tests/test_calc.py tests/test_stages_04_06.py -k calculator",
     "shared/providers/base.py": "tests/test_provider_base.py tests/test_providers.py",
-    "shared/providers/offline.py": "tests/test_providers.py",
+    "shared/providers/offline/__init__.py": f"{OFFLINE} tests/test_providers.py",
+    "shared/providers/offline/planning.py": OFFLINE,
+    "shared/providers/offline/conversation.py": OFFLINE,
+    "shared/providers/offline/words.py": OFFLINE,
+    "shared/providers/offline/writing.py": OFFLINE,
+    "shared/providers/offline/quirks.py": OFFLINE,
+    "shared/providers/offline/rules.py": OFFLINE,
     "shared/providers/scripted.py": "tests/test_providers.py",
     "shared/providers/fallback.py": "tests/test_providers.py",
     "shared/providers/__init__.py": "tests/test_providers.py",
@@ -51,6 +61,7 @@ TARGETS = {
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
     "shared/trace.py": "tests/test_trace.py",
     "shared/stage_main.py": "tests/test_stages_01_03.py",
+    "shared/terminal.py": "tests/test_terminal.py",
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_state.py": "tests/test_exercise_cli.py",
@@ -63,6 +74,9 @@ TARGETS = {
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
+    "stages/08_memory_budget/context.py": f"{STAGES_08_10} -k stage08",
+    "stages/09_stop_reasons/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage10'",
+    "stages/10_concurrent_tools/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage09'",
 }
 EXCLUDED_OPERATORS = [r"core/ReplaceBinaryOperator_.*_(BitOr|BitAnd|BitXor|LShift|RShift)",
                       r"core/ReplaceBinaryOperator_(BitOr|BitAnd|BitXor|LShift|RShift)_.*"]
@@ -91,9 +105,11 @@ def test_command(spec: str, copy: Path) -> list[str]:
     kept = [a for i, a in enumerate(args)
             if not a.startswith("tests/") or (copy / a.split("::")[0]).exists()
             or (i and args[i - 1] == "-k")]
-    # hypothesis's plugin alone costs seconds of start-up per mutant; @given works without it
+    # hypothesis's plugin alone costs seconds of start-up per mutant; @given works without it.
+    # One process (-n 0): on a subset this small, starting xdist workers costs more than they
+    # save, and each mutant would take every core of a shared machine.
     return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-            "-p", "no:hypothesispytest", *kept]
+            "-p", "no:hypothesispytest", "-n", "0", *kept]
 
 
 def write_config(copy: Path, module: str, command: list[str], timeout: float) -> Path:
