@@ -79,7 +79,8 @@ TARGETS = {
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
-    "stages/08_memory_budget/context.py": f"{STAGES_08_10} -k stage08",
+    "stages/08_memory_budget/context.py": f"tests/test_mutants_context.py {STAGES_08_10} "
+                                          "-k 'stage08 or mutants_context'",
     "stages/09_stop_reasons/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage10'",
     "stages/10_concurrent_tools/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage09'",
 }
