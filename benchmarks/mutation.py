@@ -69,7 +69,8 @@ TARGETS = {
     "shared/terminal.py": "tests/test_terminal.py",
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
-    "shared/cli/exercise_state.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
+                                    "tests/test_exercise_cli.py",
     "shared/cli/exercise_runner.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
