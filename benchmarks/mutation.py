@@ -53,7 +53,7 @@ TARGETS = {
     "shared/calc.py": "tests/test_calc.py tests/test_stages_04_06.py -k calculator",
     "shared/providers/base.py": "tests/test_provider_base.py tests/test_providers.py",
     "shared/providers/offline/__init__.py": f"{OFFLINE} tests/test_providers.py",
-    "shared/providers/offline/planning.py": OFFLINE,
+    "shared/providers/offline/planning.py": f"tests/test_mutants_planning.py {OFFLINE}",
     "shared/providers/offline/conversation.py": OFFLINE,
     "shared/providers/offline/words.py": OFFLINE,
     "shared/providers/offline/writing.py": OFFLINE,
