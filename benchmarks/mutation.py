@@ -82,8 +82,10 @@ TARGETS = {
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
     "stages/08_memory_budget/context.py": f"tests/test_mutants_context.py {STAGES_08_10} "
                                           "-k 'stage08 or mutants_context'",
-    "stages/09_stop_reasons/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage10'",
-    "stages/10_concurrent_tools/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage09'",
+    "stages/09_stop_reasons/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
+                                      "-k 'not stage08 and not stage10'",
+    "stages/10_concurrent_tools/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
+                                          "-k 'not stage08 and not stage09'",
 }
 SMOKE = 12  # mutants per module a --changed run tries: about half a minute per module
 SEED = 26  # --sample picks the same mutants on every run of the same code
