@@ -169,3 +169,20 @@ def test_picking_is_remembered_across_runs_and_the_last_pick_wins(kit):
     state.pick(kit[0])
     assert state.read_progress() == {state.CURRENT: kit[0].name}
     assert state.current(kit, state.statuses(kit)) == kit[0]
+
+
+def test_every_edit_after_a_check_is_edited_whatever_its_digest(kit):
+    first = kit[0]
+    for n in range(8):  # digests fall either side of the last one: order must not matter
+        solve(first, f"def solved():\n    return {n}\n")
+        checked(kit, e01_first="done")
+        assert state.statuses(kit)[first.name].status == "done"
+        solve(first, f"def solved():\n    return {n + 10}\n")
+        assert state.statuses(kit)[first.name].status == "edited", n
+
+
+def test_the_number_in_an_exercises_name_finds_it_where_it_differs_from_its_place(kit):
+    with (state.EXERCISES / "info.toml").open("a") as info:
+        info.write('[[exercises]]\nname = "e07_seventh"\ntitle = "T"\nstage = "09"\n'
+                   'hint = "h"\n')
+    assert state.find("4").name == state.find("07").name == "e07_seventh"
