@@ -64,8 +64,9 @@ TARGETS = {
     "shared/providers/__init__.py": "tests/test_providers.py",
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
-    "shared/trace.py": "tests/test_trace.py",
-    "shared/stage_main.py": "tests/test_stages_01_03.py",
+    "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
+    "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
+                            "tests/test_stages_01_03.py",
     "shared/terminal.py": "tests/test_terminal.py",
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
@@ -78,7 +79,8 @@ TARGETS = {
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
-    "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
+    "stages/06_tool_registry/loop.py": f"tests/test_mutants_stage06.py {JSON_LOOPS} "
+                                       "-k 'not never_raises'",
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
     "stages/08_memory_budget/context.py": f"tests/test_mutants_context.py {STAGES_08_10} "
                                           "-k 'stage08 or mutants_context'",
