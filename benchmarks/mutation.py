@@ -65,6 +65,7 @@ TARGETS = {
     "shared/providers/__init__.py": "tests/test_providers.py",
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
+    "shared/providers/sanitize.py": "tests/test_sanitize.py",
     "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
     "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
                             "tests/test_stages_01_03.py",

@@ -25,10 +25,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .printable import visible
 from .providers import PROVIDERS, Provider, ProviderError, build_provider, choose_provider
 from .providers.offline import QUIRKS
 from .terminal import prepare_terminal
-from .trace import Trace, visible
+from .trace import Trace
 
 TRACE_FORMATS = (".svg", ".html", ".htm")
 
@@ -125,9 +126,11 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
 
 def connect(provider: Provider, trace: Trace, show_wire: str | None = None) -> Provider:
     """Point `provider`'s hooks at `trace`: each reply's numbers and each retry note reach
-    the screen. With `show_wire` (an API's name), return it wrapped in a WireTap that
-    prints each request and its events on the trace's console."""
+    the screen, and its secrets are hidden from everything shown. With `show_wire` (an
+    API's name), return it wrapped in a WireTap that prints each request and its events
+    on the trace's console."""
     provider.on_notice = trace.note
+    trace.secrets = tuple(getattr(provider, "secrets", ()))  # hidden, whoever echoes them
     if show_wire:
         from .wire import WireTap  # only a session that shows the wire pays for it
 

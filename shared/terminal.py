@@ -7,7 +7,7 @@
 A line comes from a terminal, through readline where the platform has it (arrows, history,
 Ctrl-C clears the line and ↑ brings it back; Ctrl-C twice on an empty line leaves), or from
 a pipe, where it is echoed so a transcript shows what was asked. `shared/trace.py` renders;
-this module reads, and says what is safe to print (`visible`).
+this module only reads.
 """
 
 from __future__ import annotations
@@ -20,19 +20,10 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
+from .printable import visible
+
 LEAVE_HINT = "to leave: an empty line, Ctrl-D, or Ctrl-C again"
 
-# C0 and C1 control characters (all but newline and tab), bidi overrides and lone
-# surrogates, each mapped to the escape that names it: shown, never executed.
-_HIDDEN = [*range(0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F),
-           *range(0x2066, 0x206A), *range(0xD800, 0xE000)]
-_VISIBLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _HIDDEN
-            if chr(c) not in "\n\t"}
-
-
-def visible(text: str) -> str:
-    """`text` safe for a terminal: control characters shown as escapes like `\\x1b`."""
-    return text.replace("\r\n", "\n").translate(_VISIBLE)
 
 
 def prepare_terminal() -> None:

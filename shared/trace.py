@@ -35,7 +35,9 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from .terminal import LEAVE_HINT, Keyboard, visible
+from .printable import visible
+from .providers.base import redact
+from .terminal import LEAVE_HINT, Keyboard
 
 __all__ = ["LEAVE_HINT", "SILENT", "Trace", "TurnStats", "cut", "make_console", "shown",
            "tokens_text", "visible"]
@@ -95,6 +97,10 @@ class Trace:
         self._turn = TurnStats()  # what this turn's model calls cost, for its summary
         self._reply = None  # the latest model reply not yet shown with its numbers
         self._finished = False
+        # strings never to show (the provider's key, a password in its URL): `connect`
+        # sets them; `_held` is streamed text that may be the start of one, not shown yet
+        self.secrets: tuple[str, ...] = ()
+        self._held = ""
         self._keyboard = Keyboard(self.console, show=self._print, note=self.note,
                                   record=self._record)
 
@@ -128,7 +134,7 @@ class Trace:
         """The model's raw reply, exactly as it came (blank lines and all), with its
         tokens and stop reason when the provider reported them."""
         reply, self._reply = self._reply, None
-        body = Text(visible(text)) if text.strip() else Text(repr(text), STYLES["meta"])
+        body = Text(self._safe(text)) if text.strip() else Text(repr(text), STYLES["meta"])
         self._panel(body, "think", STYLES["think"], usage or _usage_of(reply),
                     _stop_of(reply))
 
@@ -139,7 +145,7 @@ class Trace:
             text = json.dumps(args, indent=2, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
             text = shown(args)
-        body = JSONHighlighter()(Text(visible(cut(text))))
+        body = JSONHighlighter()(Text(self._safe(cut(text))))
         self._panel(body, _titled("act", name, call_id), STYLES["act"])
 
     def observe(self, name, result: str, call_id: str = "") -> None:
@@ -151,7 +157,7 @@ class Trace:
         if shown_text != result:
             kept = len(shown_text.split("\n… (")[0])
             note = f"showing {kept:,} of {len(result):,} characters here"
-        self._panel(Text(visible(shown_text)), _titled("observe", name, call_id),
+        self._panel(Text(self._safe(shown_text)), _titled("observe", name, call_id),
                     STYLES["observe"], note=note)
 
     # the answer: streamed delta by delta, or whole
@@ -162,7 +168,8 @@ class Trace:
             self._print(Text("tao  ", STYLES["answer"]), end="")
             self._streamed = []
         self._streamed.append(delta)
-        self.console.print(Text(visible(delta)), end="")
+        ready, self._held = _releasable(self._held + delta, self.secrets)
+        self.console.print(Text(self._safe(ready)), end="")
         self.console.file.flush()
 
     def stream_answer(self, deltas: Iterable[str]) -> str:
@@ -177,10 +184,10 @@ class Trace:
         """The final answer; if it was streamed already, only what is still missing."""
         streamed = "".join(self._streamed) if self._streamed is not None else None
         if streamed is not None and text.startswith(streamed):
-            self._streamed = None
-            self.console.print(Text(visible(text[len(streamed):])))
+            self._streamed, held, self._held = None, self._held, ""
+            self.console.print(Text(self._safe(held + text[len(streamed):])))
         else:
-            self._print(Text("tao  ", STYLES["answer"]) + Text(visible(text)))
+            self._print(Text("tao  ", STYLES["answer"]) + Text(self._safe(text)))
         self._show_reasoning(self._reply)
         self._reply = None
         if usage is None and self._turn.calls:
@@ -191,12 +198,12 @@ class Trace:
 
     def error(self, message) -> None:
         """A failure (a message or the exception itself); a reply it broke is marked cut off."""
-        self._print(Text("error  ", STYLES["error"]) + Text(visible(str(message))),
+        self._print(Text("error  ", STYLES["error"]) + Text(self._safe(str(message))),
                     cut_off=True)
 
     def note(self, message: str) -> None:
         """A dim line about the session (a cancelled reply, a retry)."""
-        self._print(Text(visible(message), STYLES["meta"]), cut_off=True)
+        self._print(Text(self._safe(message), STYLES["meta"]), cut_off=True)
 
     def finish(self, last_words: str = "") -> None:
         """Say how the learner left, and save what was shown if asked to (once).
@@ -206,7 +213,7 @@ class Trace:
         if self._finished:
             return
         if last_words:
-            self._record(Text(visible(last_words), STYLES["error"]))
+            self._record(Text(self._safe(last_words), STYLES["error"]))
         if self._ended_by:  # (if the screen is gone, this raises; a second finish saves)
             self._print(Text(f"bye ({self._ended_by})", STYLES["meta"]))
         self._finished = True
@@ -218,10 +225,15 @@ class Trace:
     def _print(self, renderable, *, end: str = "\n", cut_off: bool = False) -> None:
         """Print below an open streamed line, closing it first (marked if it was cut off)."""
         if self._streamed is not None:
-            self._streamed = None
+            self._streamed, held, self._held = None, self._held, ""
+            self.console.print(Text(self._safe(held)), end="")
             self.console.print(Text(" [cut off]", STYLES["error"]) if cut_off else "")
         self._ended_by = ""
         self.console.print(renderable, end=end)
+
+    def _safe(self, text: str) -> str:
+        """Model, tool or server text as it may be shown: escapes visible, secrets hidden."""
+        return redact(visible(text), self.secrets)
 
     def _panel(self, body, title: str, style: str, usage: dict | None = None,
                stop: str = "", note: str = "") -> None:
@@ -236,7 +248,7 @@ class Trace:
         """Seconds since the request (or iteration) began, and tokens if the model said."""
         seconds = time.perf_counter() - self._mark
         line = f"{seconds:.2f} s"
-        if usage and usage.get("input_tokens") is not None:
+        if usage and (usage.get("input_tokens") is not None or usage.get("not_reported")):
             line += " · " + tokens_text(usage)
         if stop:
             line += f" · stop {stop}"
@@ -264,7 +276,7 @@ class Trace:
         # text streamed live is on screen already: say what it was, and show it once
         streamed = self._streamed is not None and "".join(self._streamed) == reply.text
         if reply.text.strip() and not streamed:  # text before the calls: thinking aloud
-            self._panel(Text(visible(reply.text)), "think · before its tool calls",
+            self._panel(Text(self._safe(reply.text)), "think · before its tool calls",
                         STYLES["think"], _usage_of(reply), _stop_of(reply))
             return
         label = ("think · the text above came before its tool calls · " if streamed
@@ -275,7 +287,7 @@ class Trace:
     def _show_reasoning(self, reply) -> None:
         """Reasoning a model streamed apart from its text (some local servers do)."""
         if reply is not None and getattr(reply, "reasoning", ""):
-            self._panel(Text(visible(cut(reply.reasoning))), "think · reasoning",
+            self._panel(Text(self._safe(cut(reply.reasoning))), "think · reasoning",
                         STYLES["think"])
 
     def _record(self, renderable) -> None:
@@ -329,7 +341,7 @@ class TurnStats:
         parts = [f"{self.calls} model call{'s' if self.calls != 1 else ''}"]
         if self.iterations:
             parts.append(f"{self.iterations} iteration{'s' if self.iterations != 1 else ''}")
-        if self.usage.get("input_tokens") is not None:
+        if self.usage.get("input_tokens") is not None or self.usage.get("not_reported"):
             parts.append(tokens_text(self.usage))
         if self.stop:
             parts.append(f"stop {self.stop}")
@@ -338,15 +350,32 @@ class TurnStats:
 
 def tokens_text(usage: dict) -> str:
     """`312 in / 45 out tokens`, `(estimated)` where no API counted them (the offline
-    model), and the cache counts where the API gave them."""
+    model), the cache counts where the API gave them, and `tokens not reported by the
+    server` where a server sent none (`not_reported`), rather than no word at all."""
+    if usage.get("input_tokens") is None and usage.get("not_reported"):
+        return "tokens not reported by the server"
     text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens"
     if usage.get("estimated"):
         text += " (estimated)"
+    if usage.get("not_reported"):  # a turn of several calls, some of them not counted
+        text += " (not all reported by the server)"
     for key, label in (("cache_read_input_tokens", "cache read"),
                        ("cache_creation_input_tokens", "cache write")):
         if usage.get(key):
             text += f" · {label} {usage[key]}"
     return text
+
+
+def _releasable(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
+    """(what may be printed now, what waits): streamed text ending in what could be the
+    start of a secret holds that end back until the next delta says which it is."""
+    hold = 0
+    for secret in secrets:
+        for n in range(min(len(secret) - 1, len(text)), hold, -1):
+            if text.endswith(secret[:n]):
+                hold = n
+                break
+    return text[:len(text) - hold], text[len(text) - hold:]
 
 
 def _write_whole(path: Path, data: bytes) -> None:

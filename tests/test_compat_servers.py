@@ -14,6 +14,11 @@ Where each shape was seen (public code and issue trackers):
 - Gemini's compatible endpoint and some proxies: no `index` at all (openai/openai-python#3246).
 - Mistral refuses `stream_options` (422, openai/openai-agents-python#442), Databricks
   with 400 (anomalyco/opencode#4698).
+- Mistral's reasoning models stream `content` as typed parts, `thinking` then `text`
+  (openclaw/openclaw#68418, comet-ml/opik#8376).
+- One id for two calls, from some models behind proxies (can1357/oh-my-pi#2055); and
+  vLLM's end-of-stream flush repeating a call's id and name (vllm-project/vllm#44098),
+  or its whole arguments (#51697, and lidge-jun/opencodex#361).
 """
 
 from __future__ import annotations
@@ -198,6 +203,15 @@ def test_reasoning_deltas_stay_out_of_the_text_and_reach_their_callback(field):
     assert reply.assistant_message() == {"role": "assistant", "content": "Hello!"}
 
 
+def test_a_server_that_sends_no_usage_gets_a_reply_that_says_so():
+    # llama-cpp-python's server streams no usage at all (nor does it read stream_options)
+    sse = chat_stream(chat_chunk({"content": "ok"}), chat_chunk({}, "stop"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply = ollama(base_url=api.base_url).call([{"role": "user", "content": "hi"}])
+    assert reply.text == "ok" and reply.usage == {"not_reported": True}
+
+
 def test_usage_on_the_finish_chunk():
     sse = chat_stream(chat_chunk({"content": "ok"}),
                       chat_chunk({}, "stop", usage={"prompt_tokens": 9, "completion_tokens": 1,
@@ -256,3 +270,141 @@ def test_a_server_that_cannot_stream_tool_calls_says_so_once():
     message = str(info.value)
     assert "cannot stream tool calls" in message and "before 07" in message
     assert len(api.requests) == 1  # not a passing overload: no retry
+
+
+# ---- duplicate call ids: each call keeps its own name and arguments
+# Seen in the wild: models behind some proxies emit one tool_call_id for two distinct
+# calls (can1357/oh-my-pi#2055, openclaw/openclaw#40996); OpenAI then refuses the history
+# ("Duplicate value for 'tool_call_id'", agno-agi/agno#5116).
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_two_calls_with_one_id_at_two_indexes_keep_their_own_names_and_arguments(preset):
+    sse = chat_stream(
+        calls_chunk(call("now", "", id="call_dup", index=0)),
+        calls_chunk(call("wordcount", "", id="call_dup", index=1)),
+        calls_chunk(call(None, "{}", index=0)),
+        calls_chunk(call(None, '{"text": "a b c"}', index=1)),
+        chat_chunk({}, "tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == TWO_CALLS
+    ids = [c.id for c in reply.tool_calls]
+    assert ids[0] == "call_dup" and len(set(ids)) == 2, ids  # results cannot be mixed up
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_two_whole_calls_with_one_id_at_index_0_are_two_calls(preset):
+    """Ollama's shape (each call whole at index 0), with the id repeated."""
+    sse = chat_stream(
+        calls_chunk(call("now", "{}", id="call_same", index=0)),
+        calls_chunk(call("wordcount", '{"text": "a b c"}', id="call_same", index=0)),
+        chat_chunk({}, "stop"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == TWO_CALLS
+    assert len({c.id for c in reply.tool_calls}) == 2
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_whole_call_sent_again_under_its_id_is_one_call_not_two(preset):
+    """vLLM's end-of-stream flush re-sends a call's id and name, and sometimes its
+    arguments (vllm-project/vllm#44098, #51697): a call must never run twice for it."""
+    whole = call("wordcount", '{"text": "a b c"}', id="call_once", index=0)
+    sse = chat_stream(calls_chunk(whole), calls_chunk(dict(whole)), chat_chunk({}, "stop"))
+    reply, _, messages = round_trip(preset, sse)
+    assert shape(reply) == [TWO_CALLS[1]]
+    assert len([m for m in messages if m["role"] == "tool"]) == 1
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_whole_arguments_sent_twice_at_one_index_are_taken_once(preset):
+    """The arguments whole in one fragment, then again (lidge-jun/opencodex#361; vLLM's
+    xlam parser, vllm-project/vllm#51697): joined, they would be broken JSON."""
+    sse = chat_stream(
+        calls_chunk(call("wordcount", "", id="call_t", index=0)),
+        calls_chunk(call(None, '{"text": "a b c"}', index=0)),
+        calls_chunk(call(None, '{"text": "a b c"}', index=0)),
+        chat_chunk({}, "tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == [TWO_CALLS[1]]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_flush_that_repeats_id_and_name_with_the_rest_of_the_arguments_continues(preset):
+    """vllm-project/vllm#44098: the closing chunk repeats id, type and name with the
+    remaining arguments."""
+    sse = chat_stream(
+        calls_chunk(call("wordcount", '{"text": ', id="call_f", index=0)),
+        calls_chunk(call("wordcount", '"a b c"}', id="call_f", index=0), finish="tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == [TWO_CALLS[1]]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_new_name_at_a_known_index_without_an_id_is_a_new_call(preset):
+    sse = chat_stream(
+        calls_chunk(call("now", "{}", index=0)),
+        calls_chunk(call("wordcount", '{"text": "a b c"}', index=0)),
+        chat_chunk({}, "tool_calls"))
+    reply, _, _ = round_trip(preset, sse)
+    assert shape(reply) == TWO_CALLS
+
+
+# ---- refusals: openai-python's ChoiceDelta has `refusal`, and finish_reason may be
+# "content_filter"; a refusal streams in `delta.refusal` with finish_reason "stop"
+# (vercel/ai reports the same: @ai-sdk/openai 3.0.138 surfaces it as text).
+
+
+def test_content_filter_with_tool_calls_is_not_made_a_tool_use():
+    sse = chat_stream(calls_chunk(call("now", "{}", id="call_cf", index=0)),
+                      chat_chunk({}, "content_filter"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", [NOW])
+    assert reply.stop_reason == "content_filter"  # stages 09-10 run no call it carries
+
+
+@pytest.mark.parametrize("before", ["", "Sure, "])
+def test_a_refusal_streams_as_shown_text_and_stops_with_refusal(before):
+    sse = chat_stream(
+        chat_chunk({"role": "assistant", "content": before or None, "refusal": None}),
+        chat_chunk({"refusal": "I can't help"}), chat_chunk({"refusal": " with that."}),
+        chat_chunk({}, "stop"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        seen = []
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", (),
+                                          seen.append)
+    assert "".join(seen) == reply.text == before + "I can't help with that."
+    assert reply.stop_reason == "refusal"
+
+
+def test_a_refusal_next_to_tool_calls_stops_with_refusal():
+    sse = chat_stream(chat_chunk({"refusal": "No."}),
+                      calls_chunk(call("now", "{}", id="call_r", index=0)),
+                      chat_chunk({}, "tool_calls"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", [NOW])
+    assert reply.stop_reason == "refusal"
+
+
+# ---- content as a list of typed parts: Mistral's reasoning models stream a `thinking`
+# part then `text` parts (seen by openclaw/openclaw#68418, comet-ml/opik#8376); other
+# relays send [{"type": "text", ...}] alone (NousResearch/hermes-agent#64047)
+
+
+def test_content_sent_as_typed_parts_is_read_as_text_and_reasoning():
+    sse = chat_stream(
+        chat_chunk({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": [{"type": "text", "text": "They greet me."}]}]}),
+        chat_chunk({"content": [{"type": "text", "text": "Hello"}]}),
+        chat_chunk({"content": [{"type": "text", "text": " there!"}, {"type": "image_url"}]}),
+        chat_chunk({"content": "!"}),
+        chat_chunk({}, "stop"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        seen, thoughts = [], []
+        reply = build("openai", api).call([{"role": "user", "content": "hi"}], "", (),
+                                          seen.append, on_reasoning_delta=thoughts.append)
+    assert reply.text == "Hello there!!" and "".join(seen) == reply.text
+    assert reply.reasoning == "They greet me." and thoughts == ["They greet me."]

@@ -181,10 +181,6 @@ class Notes:
         return lambda *args, **kwargs: None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 21 section 1: Anthropic's input_tokens leaves out cache reads and writes, so "
-    "once automatic caching works, stage 08's 'real count wins' correction leaves "
-    "the cached part of a request out; remove this mark when stage 08 adds them back"))
 def test_stage08s_real_count_still_counts_a_request_that_was_cached():
     text = words(900)
     with CachingAPI("anthropic") as api:

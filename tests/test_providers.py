@@ -3,6 +3,7 @@ test_offline_model.py)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -156,3 +157,12 @@ def test_offline_model_ends_its_reply_before_a_stop_sequence():
     assert reply.text == whole[:whole.index(word)]
     assert reply.stop_reason == "stop_sequence"
     assert "".join(model.stream(question, stop=word)) == reply.text
+
+
+def test_a_script_entry_with_usage_that_is_not_numbers_gives_whole_numbers(tmp_path):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps([{"text": "ok", "usage": {
+        "input_tokens": "12", "output_tokens": None, "cache_read_input_tokens": [3],
+        "estimated": 1}}]), encoding="utf-8")
+    reply = ScriptedProvider.from_file(str(path)).call([{"role": "user", "content": "hi"}])
+    assert reply.usage == {"input_tokens": 12, "estimated": True}

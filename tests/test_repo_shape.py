@@ -8,8 +8,13 @@ import re
 import pytest
 from helpers import ROOT, STAGE_DIRS
 
-MIN_STEP, MAX_STEP = 15, 80  # changed code lines between consecutive stages
-LARGER_STEP = re.compile(r"^Larger step:", re.M)  # a README line that names the reason
+# Changed code lines between consecutive stages. A step that teaches one idea stays within
+# MAX_STEP. A larger one says so in its README, on a line `Larger step (N changed lines):`
+# that gives its size and its reason, so a learner knows before reading the diff; N must
+# be the size (within STALE lines: the README grows stale, the test says so), and no step
+# may pass MAX_LARGER_STEP: past that the stage teaches two things and must be split.
+MIN_STEP, MAX_STEP, MAX_LARGER_STEP, STALE = 15, 80, 170, 10
+LARGER_STEP = re.compile(r"^Larger step \((\d+) changed lines\):", re.M)
 
 
 def code_files(folder):
@@ -60,10 +65,16 @@ def test_consecutive_stages_differ_by_a_readable_step(pair):
     old, new = pair
     n = changed_lines(old, new)
     readme = (new / "README.md").read_text(encoding="utf-8")
+    declared = LARGER_STEP.search(readme)
+    step = f"{old.name} -> {new.name} changes {n} code lines"
     if n > MAX_STEP:
-        assert LARGER_STEP.search(readme), (
-            f"{old.name} -> {new.name} changes {n} code lines (budget {MAX_STEP}); split the "
-            "stage, or give the reason in its README on a line starting 'Larger step:'")
+        assert declared, (f"{step} (budget {MAX_STEP}); split the stage, or give its size and "
+                          f"reason in its README: 'Larger step ({n} changed lines): ...'")
+    if declared:
+        said = int(declared.group(1))
+        assert said - STALE <= n <= said, f"{step}, but its README says {said}: update it"
+        assert n > MAX_STEP, f"{step}: within the budget, so no 'Larger step' line is needed"
+    assert n <= MAX_LARGER_STEP, f"{step}, past {MAX_LARGER_STEP}: it teaches two things"
     assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
 
 

@@ -179,3 +179,28 @@ def test_a_fault_after_streamed_text_keeps_it_on_screen_and_out_of_the_history(
     lines = trace.console.file.getvalue().splitlines()
     assert "tao  It is noon and [cut off]" in lines
     assert "error  openai: the stream broke off mid-reply" in lines and "tao  fine" in lines
+
+
+# a reply the API would refuse to see again used to cost the turn's tool round: the
+# request after the tools ran was refused (400), or could not be encoded at all
+HOSTILE_FIRST_REPLIES = {
+    "whitespace before the call": (["\n\n"], [("call_w", "wordcount", ['{"text": "a b"}'])]),
+    "one id for two calls": ([], [("call_d", "now", ["{}"]),
+                                  ("call_d", "wordcount", ['{"text": "a b"}'])]),
+    "a lone surrogate in the arguments": ([], [("call_s", "wordcount",
+                                                ['{"text": "a \\udc80 b"}'])]),
+}
+
+
+@pytest.mark.sdk
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+@pytest.mark.parametrize("fault", list(HOSTILE_FIRST_REPLIES))
+def test_the_tool_round_survives_a_reply_the_api_would_refuse_to_see_again(kind, fault):
+    text, tools = HOSTILE_FIRST_REPLIES[fault]
+    with FakeAPI(kind) as api:
+        api.queue(stream(kind, text, tools=tools), stream(kind, ["Done."]))
+        answer = LOOP.agent_step("count 'a b'", [], sdk_provider(kind, api), "")
+    assert api.violations == [] and len(api.requests) == 2
+    assert answer == "Done."
+    sent = json.dumps(api.requests[-1]["messages"])  # one result per call the server sent
+    assert sent.count('"tool_result"' if kind == "anthropic" else '"tool_call_id"') == len(tools)

@@ -645,3 +645,34 @@ def test_ctrl_c_mid_turn_keeps_the_turn_so_far_and_the_next_request_repairs_it(l
     assert accepted(sent) is None, "prepare() repaired the missing result"
     assert "1 missing results filled in" in screen.console.file.getvalue()
     assert after.stop_reason == "completed"
+
+
+@pytest.mark.parametrize("stage", ["08", "09", "10"])
+def test_a_script_whose_usage_is_not_numbers_runs_the_stage_to_its_answer(stage, tmp_path):
+    """A usage block of strings and nulls (a script, or a server) used to crash 08-10
+    with a TypeError where they add the counts up."""
+    script = [{"text": "Hello there.", "usage": {"input_tokens": "12", "output_tokens": None,
+                                                 "cache_read_input_tokens": "lots"}}]
+    done = run_stage(stage, stdin="hi\n", script=script, tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Hello there." in done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.sdk
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+def test_a_server_repeating_call_ids_never_gets_the_kept_scratchpad_refused(kind, loop):
+    """09 and 10 keep each turn's tool rounds: one refused request used to make every
+    later line refused too. Here the server numbers its calls call_0 every time."""
+    make = anthropic_stream if kind == "anthropic" else openai_stream
+    with FakeAPI(kind) as api:
+        api.queue(make(["\n "], tools=[("call_0", "now", ["{}"]), ("call_0", "now", ["{}"])]),
+                  make(["It is noon."]),
+                  make([], tools=[("call_0", "now", ["{}"])]), make(["Still noon."]))
+        cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+        provider = cls(api_key="sk-test-key-0123456789", base_url=api.base_url)
+        first = loop.agent_step("time?", [], provider, "")
+        second = loop.agent_step("and now?", first.messages, provider, "")
+    assert api.violations == [], api.violations
+    assert (first.answer, second.answer) == ("It is noon.", "Still noon.")
+    assert second.stop_reason == "completed"

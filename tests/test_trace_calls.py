@@ -89,6 +89,35 @@ def test_a_streamed_answer_ends_with_what_its_one_call_cost():
     assert "turn: 1 model call · 9 in / 4 out tokens · stop max_tokens" in out
 
 
+def test_tokens_a_server_did_not_report_are_said_to_be_missing():
+    unreported = {"not_reported": True}  # what an SDK provider gets from such a server
+    calls = [ToolCall("call_1", "now", {})]
+    model = ScriptedProvider([Reply("", calls, "tool_use", unreported),
+                              Reply("Noon.", [], "end_turn", unreported)])
+    trace, screen = screen_trace()
+    model = connect(model, trace)
+    trace.request("time?")
+    trace.answer(LOOP07.agent_step("time?", [], model, "", trace, trace.stream_delta))
+    out = finished(trace, screen)
+    assert "model replied with tool calls" in out
+    assert out.count("tokens not reported by the server") == 2  # that call, and the turn
+    assert " in / " not in out  # no count is made up
+    summary = out.splitlines()[-1]
+    assert summary.startswith("turn: 2 model calls") and "not reported" in summary
+
+
+def test_a_turn_where_only_some_calls_were_counted_says_so():
+    model = ScriptedProvider([Reply("", [ToolCall("call_1", "now", {})], "tool_use",
+                                    {"input_tokens": 40, "output_tokens": 5}),
+                              Reply("Noon.", [], "end_turn", {"not_reported": True})])
+    trace, screen = screen_trace()
+    model = connect(model, trace)
+    trace.request("time?")
+    trace.answer(LOOP07.agent_step("time?", [], model, "", trace, trace.stream_delta))
+    summary = finished(trace, screen).splitlines()[-1]
+    assert "40 in / 5 out tokens (not all reported by the server)" in summary
+
+
 def test_a_cut_observation_says_how_much_the_model_read():
     trace, screen = screen_trace()
     trace.observe("dump", "x" * 3000)
@@ -177,3 +206,46 @@ def test_prompt_cache_counts_come_through_both_real_sdks_to_the_usage():
                 [{"role": "user", "content": "hi"}])
         assert reply.usage["cache_read_input_tokens"] == read, flavour
         assert "cache_creation_input_tokens" not in reply.usage, "a zero count is left out"
+
+
+@pytest.mark.sdk
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_a_key_the_server_echoes_in_a_reply_is_never_shown_even_split_across_deltas(kind):
+    from fake_api import FakeAPI, anthropic_stream, openai_stream
+
+    from shared.providers.anthropic_provider import AnthropicProvider
+    from shared.providers.openai_provider import OpenAIProvider
+
+    key = "sk-test-echoed-0123456789"
+    parts = ["Your key is sk-te", "st-echo", "ed-0123456789, and ", "again: " + key, "."]
+    build = anthropic_stream if kind == "anthropic" else openai_stream
+    with FakeAPI(kind) as api:
+        api.queue(build(parts))
+        cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+        trace, screen = screen_trace()
+        model = connect(cls(api_key=key, base_url=api.base_url), trace)
+        trace.request("what is my key?")
+        answer = LOOP07.agent_step("what is my key?", [], model, "", trace, trace.stream_delta)
+        trace.answer(answer)
+    out = finished(trace, screen)
+    assert key not in out and "0123456789" not in out, out
+    assert out.count("[key hidden]") == 2 and "Your key is [key hidden], and again" in out
+
+
+def test_held_back_text_is_shown_when_it_turns_out_not_to_be_a_secret():
+    trace, screen = screen_trace()
+    trace.secrets = ("sk-secret-abcdef",)
+    for delta in ["price: sk-", "se", "ll it"]:  # starts like the secret, then is not
+        trace.stream_delta(delta)
+    trace.answer("price: sk-sell it")
+    out = finished(trace, screen)
+    assert "price: sk-sell it" in out and "[key hidden]" not in out
+
+
+def test_a_reply_cut_off_inside_held_back_text_shows_what_was_held():
+    trace, screen = screen_trace()
+    trace.secrets = ("sk-secret-abcdef",)
+    trace.stream_delta("it broke at sk-se")
+    trace.error("the stream broke off")
+    out = finished(trace, screen)
+    assert "it broke at sk-se [cut off]" in out

@@ -23,6 +23,7 @@ from shared.providers import (
     ToolCall,
 )
 from shared.providers.anthropic_provider import AnthropicProvider
+from shared.providers.base import NO_OPTIONS
 from shared.providers.openai_provider import OpenAIProvider
 from shared.wire import WireLog, WireTap, elide, synthesize, would_send
 from shared.wire.render import STRING_LIMIT, log_line, show_request
@@ -472,3 +473,117 @@ def test_synthesized_text_deltas_are_the_deltas_the_model_streamed(flavour):
     text = [line for line in tap.last_log.lines() if line.kind == kind and line.pieces]
     assert [(line.count, line.pieces) for line in text] == [(3, ["Hel", "lo, wo", "rld"])], (
         "the folded count must be the number of deltas the learner saw arrive")
+
+
+# ------------------------------------------------------------------ faults on the wire view
+
+
+def _tapped_call(flavour, sse, messages=None, tools=(), **provider_kwargs):
+    """One call through a WireTap on the real provider against the fake; (tap, result)."""
+    with FakeAPI(flavour) as api:
+        api.queue(sse)
+        base = provider_kwargs.pop("base_url", api.base_url)
+        tap = WireTap(sdk(flavour, base, max_retries=0, **provider_kwargs), console())
+        try:
+            result = tap.call(messages or [{"role": "user", "content": "hi"}], "", tools)
+        except ProviderError as exc:
+            result = exc
+    return tap, result
+
+
+def test_a_password_or_key_in_openai_base_url_never_shows_on_the_wire(monkeypatch):
+    with FakeAPI("openai") as api:
+        host = api.base_url.removeprefix("http://")
+    for url in (f"http://learner:hunter2pass@{host}", f"http://{host}?key=query-secret-123"):
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        tap = WireTap(OpenAIProvider(api_key=KEY), console())
+        tap._show_request([{"role": "user", "content": "hi"}], "", (), NO_OPTIONS)
+        out = shown(tap)
+        assert "hunter2pass" not in out and "query-secret-123" not in out, out
+        assert "learner" not in out and "127.0.0.1" in out  # still says where it goes
+
+
+ESCAPES = "clear\x1b[2J c1\x9b31m osc\x1b]0;pwned\x07 bidi\u202etxt.exe nul\x00"
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_terminal_escapes_from_the_server_are_shown_never_sent_to_the_terminal(flavour):
+    make = anthropic_stream if flavour == "anthropic" else openai_stream
+    sse = make([ESCAPES], tools=[("call_e1", "wordcount",
+                                  [json.dumps({"text": ESCAPES}, ensure_ascii=False)])])
+    history = [{"role": "user", "content": "hi"},
+               {"role": "assistant", "content": "earlier \x9b31m reply \u202e"},
+               {"role": "user", "content": "again"}]
+    tap, reply = _tapped_call(flavour, sse, history, LOOP07.TOOLS)
+    assert not isinstance(reply, ProviderError), reply
+    out = shown(tap)
+    for raw in ("\x1b", "\x9b", "\x07", "\u202e", "\x00"):
+        assert raw not in out, f"{raw!r} reached the terminal"
+    # shown as the escapes that name them (JSON's own, \u001b, inside JSON text)
+    assert "\\x9b" in out and ("\\x1b" in out or "\\u001b" in out)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_arguments_of_200_kb_are_elided_on_the_wire(flavour):
+    make = anthropic_stream if flavour == "anthropic" else openai_stream
+    raw = json.dumps({"text": "word " * 40_000})
+    tap, reply = _tapped_call(flavour, make([], tools=[("call_big", "wordcount", [raw])]),
+                              tools=LOOP07.TOOLS)
+    assert reply.tool_calls[0].args["text"].count("word") == 40_000  # the call is whole
+    out = shown(tap)
+    assert len(out) < 20_000, f"{len(out):,} characters on screen"
+    assert "chars" in out
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_arguments_nested_600_deep_are_shown_without_a_crash(flavour):
+    make = anthropic_stream if flavour == "anthropic" else openai_stream
+    deep = '{"a": ' * 600 + "1" + "}" * 600
+    tap, reply = _tapped_call(flavour, make([], tools=[("call_d1", "wordcount", [deep])]),
+                              tools=LOOP07.TOOLS)
+    assert not isinstance(reply, ProviderError), reply
+    history = [{"role": "user", "content": "hi"}, reply.assistant_message(),
+               {"role": "tool", "tool_call_id": "call_d1", "name": "wordcount",
+                "content": "0"}]
+    tap, second = _tapped_call(flavour, make(["ok"]), history, LOOP07.TOOLS)
+    assert not isinstance(second, ProviderError) and second.text == "ok", second
+    assert "request" in shown(tap) and len(shown(tap)) < 20_000
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_an_id_and_a_name_of_10_kb_are_elided_on_the_wire(flavour):
+    make = anthropic_stream if flavour == "anthropic" else openai_stream
+    huge_id, huge_name = "call_" + "i" * 10_000, "n" * 10_000
+    tap, reply = _tapped_call(flavour, make([], tools=[(huge_id, huge_name, ["{}"])]),
+                              tools=LOOP07.TOOLS)
+    assert reply.tool_calls[0].id == huge_id  # the reply keeps what came
+    assert len(shown(tap)) < 10_000, f"{len(shown(tap)):,} characters on screen"
+
+
+def test_content_sent_as_typed_parts_shows_on_the_wire():
+    from fake_api import chat_chunk, chat_stream
+
+    sse = chat_stream(chat_chunk({"content": [{"type": "text", "text": "Hello"}]}),
+                      chat_chunk({"content": [{"type": "text", "text": "!"}]}),
+                      chat_chunk({}, "stop"))
+    tap, reply = _tapped_call("openai", sse)
+    assert not isinstance(reply, ProviderError) and reply.text == "Hello!", reply
+    assert "Hello" in shown(tap) and "delta.content" in shown(tap)  # the parts, as JSON
+
+
+def test_a_reply_whose_usage_is_not_numbers_is_still_synthesized():
+    reply = Reply("ok", [], "end_turn", {"input_tokens": "12", "output_tokens": None})
+    events = synthesize("openai", reply, "gpt-fake")
+    usage = next(data for _, data in events if data.get("usage"))["usage"]
+    assert usage == {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}
+
+
+def test_the_title_names_the_address_the_sdk_posts_to_even_from_anthropic_base_url(
+        monkeypatch):
+    """The anthropic SDK reads ANTHROPIC_BASE_URL itself: the title must say where the
+    body really goes, still with no password in it."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://learner:hunter2pass@127.0.0.1:9")
+    tap = WireTap(AnthropicProvider(api_key=KEY), console())
+    tap._show_request([{"role": "user", "content": "hi"}], "", (), NO_OPTIONS)
+    assert "POST http://127.0.0.1:9/v1/messages" in shown(tap)
+    assert "hunter2pass" not in shown(tap)

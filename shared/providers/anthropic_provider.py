@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
+from .sanitize import as_text, sendable, usage_counts
 from .sdk_base import SDKProvider, StreamBroke, split_shown, summarize
 
 # prompt-cache counts Anthropic reports in a reply's usage (0 below the cacheable minimum)
@@ -86,6 +88,9 @@ class AnthropicProvider(SDKProvider):
             raise StreamBroke(f"the server sent an event of an unexpected shape "
                               f"({type(exc).__name__}: {exc})") from None
         reply.text, reply.reasoning = split_shown(shown)
+        for block in blocks.values():  # no input streamed: the start block's, if it had one
+            if not block["json"].strip() and block["start"]:
+                block["json"] = json.dumps(block["start"])
         reply.tool_calls = tool_calls_from(blocks.values())
         yield reply
 
@@ -107,18 +112,25 @@ class AnthropicProvider(SDKProvider):
             elif kind == "content_block_start":
                 block = event["content_block"]
                 if block["type"] == "tool_use":
-                    blocks[event["index"]] = {"id": block["id"], "name": block["name"],
-                                              "json": ""}
+                    # the API streams the input; some compatible servers send it here whole
+                    blocks[event["index"]] = {"id": as_text(block["id"]),
+                                              "name": as_text(block["name"]), "json": "",
+                                              "start": block.get("input")}
             elif kind == "message_start":
-                usage = event["message"]["usage"]
-                reply.usage["input_tokens"] = usage["input_tokens"]
+                # counts are kept only as whole numbers: a server's odd usage costs no reply
+                usage = usage_counts(event["message"].get("usage"))
+                if "input_tokens" in usage:
+                    reply.usage["input_tokens"] = usage["input_tokens"]
                 for key in CACHE_KEYS:  # what the prompt cache read or wrote, when it did
                     if usage.get(key):
                         reply.usage[key] = usage[key]
             elif kind == "message_delta":
                 # the stop reason arrives here: end_turn, tool_use, max_tokens...
-                reply.stop_reason = event["delta"].get("stop_reason") or reply.stop_reason
-                reply.usage["output_tokens"] = event["usage"]["output_tokens"]
+                stop = event["delta"].get("stop_reason")
+                reply.stop_reason = as_text(stop) if stop else reply.stop_reason
+                usage = usage_counts(event.get("usage"))
+                if "output_tokens" in usage:
+                    reply.usage["output_tokens"] = usage["output_tokens"]
             elif kind == "message_stop":
                 return  # the only sign that the reply is complete
             elif kind == "error":
@@ -139,7 +151,7 @@ def to_anthropic(messages: list[dict]) -> list[dict]:
     """Internal messages -> Anthropic `messages`: tool calls become `tool_use` blocks,
     tool results become `tool_result` blocks inside the next user turn."""
     out: list[dict] = []
-    for m in messages:
+    for m in sendable(messages):  # whatever came back before, a request the API accepts
         role = m["role"]
         if role == "tool":
             # tool_result must echo the tool_use id; results of one round share a user turn

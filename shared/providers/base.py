@@ -18,6 +18,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..printable import visible
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -222,7 +224,7 @@ class Provider:
         if self.on_notice is not None:
             self.on_notice(text)
         else:  # no trace on screen to show it
-            print(f"note: {text}", file=sys.stderr, flush=True)
+            print(f"note: {visible(text)}", file=sys.stderr, flush=True)
 
 
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-

@@ -19,6 +19,12 @@ class FallbackProvider(Provider):
         self.providers = list(providers)
         self.model = self.providers[0].model
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every provider's secrets (see `SDKProvider.secrets`): any of them may answer."""
+        return tuple(dict.fromkeys(s for p in self.providers
+                                   for s in getattr(p, "secrets", ())))
+
     def describe(self) -> str:
         """Every provider in the order they are tried."""
         return " -> ".join(p.describe() for p in self.providers)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from .base import Options, ProviderError, Reasoning, Reply, ToolCall, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
+from .sanitize import as_text, sendable, usage_counts
 from .sdk_base import Failure, SDKProvider, StreamBroke, server_message, split_shown, summarize
 
 # finish_reason -> the stop reasons tao uses everywhere (Anthropic's names)
@@ -94,7 +95,7 @@ class OpenAIProvider(SDKProvider):
     def _assemble(self, chunks, shown: list) -> Iterator[str | Reply]:
         """Chat Completions chunks -> text deltas, then the Reply; complete only once a
         choice has carried a finish_reason."""
-        reply, calls, finish = Reply(), ToolCallAssembler(), None
+        reply, calls, finish, refused = Reply(), ToolCallAssembler(), None, False
         try:
             for chunk in chunks:
                 if chunk.get("error"):  # a server-side error can end the body early
@@ -105,16 +106,24 @@ class OpenAIProvider(SDKProvider):
                 for choice in (chunk.get("choices") or ())[:1]:
                     delta = choice.get("delta") or {}
                     thought = delta.get("reasoning_content") or delta.get("reasoning")
+                    content = delta.get("content")
+                    if isinstance(content, list):  # typed parts: text, and thinking
+                        content, thought = parts_text(content), parts_text(content, "thinking")
                     if thought:  # reasoning models think aloud in their own field
                         shown.append(Reasoning(thought))
                         yield shown[-1]
-                    content = delta.get("content")
                     if content:
                         shown.append(content + "")  # text, or a TypeError: a wrong shape
                         yield content
+                    refusal = delta.get("refusal")
+                    if refusal:  # the model declined: its words are the answer shown
+                        shown.append(refusal + "")
+                        refused = True
+                        yield refusal
                     for fragment in delta.get("tool_calls") or ():
                         calls.add(fragment)
-                    finish = choice.get("finish_reason") or finish
+                    if choice.get("finish_reason"):  # as text, whatever shape it came in
+                        finish = as_text(choice["finish_reason"])
         except (KeyError, TypeError, AttributeError) as exc:
             raise StreamBroke(f"the server sent a chunk of an unexpected shape "
                               f"({type(exc).__name__}: {exc})") from None
@@ -122,9 +131,10 @@ class OpenAIProvider(SDKProvider):
             raise StreamBroke("the stream broke off before the reply was complete",
                               retry=True)
         reply.text, reply.reasoning = split_shown(shown)
+        reply.usage = reported(reply.usage)
         reply.tool_calls = calls.calls()
-        reply.stop_reason = STOP_REASONS.get(finish, finish)
-        if reply.tool_calls and reply.stop_reason != "max_tokens":
+        reply.stop_reason = "refusal" if refused else STOP_REASONS.get(finish, finish)
+        if reply.tool_calls and reply.stop_reason == "end_turn":
             reply.stop_reason = "tool_use"  # some servers say "stop" after tool calls
         yield reply
 
@@ -151,7 +161,8 @@ class ToolCallAssembler:
     OpenAI keys fragments by `index`, with the id and name in the first. Compatible
     servers differ: Ollama sends each call whole at index 0; vLLM reuses index 0 for
     the next call with a new id; SGLang repeats the id on every fragment; old
-    llama.cpp puts the id inside `function`; others send no index or an empty id."""
+    llama.cpp puts the id inside `function`; others send no index or an empty id, or one
+    id for two different calls."""
 
     def __init__(self):
         self.slots: list[dict] = []
@@ -162,31 +173,41 @@ class ToolCallAssembler:
         """Fold one fragment into the call it belongs to."""
         function = fragment.get("function") or {}
         call_id = fragment.get("id") or function.get("id") or ""
-        name = function.get("name") or ""
-        slot = self._slot_for(str(call_id), name, fragment.get("index"))
+        name = as_text(function.get("name") or "")  # a name that is not a string: its JSON
+        arguments = function.get("arguments")
+        slot = self._slot_for(str(call_id), name, fragment.get("index"), arguments)
+        if _repeats(slot, str(call_id), name, arguments):
+            return  # a whole call sent again (vLLM's end-of-stream flush): not a second one
         if name:
             slot["name"] = name  # a repeated name is the same name, not more of it
-        arguments = function.get("arguments")
         if isinstance(arguments, str):
             slot["json"] += arguments
         elif arguments is not None:  # some servers send the arguments as an object
             slot["json"] += json.dumps(arguments)
 
-    def _slot_for(self, call_id: str, name: str, index) -> dict:
-        """A new id starts a call, a known id continues it; else the index decides,
-        else the call in progress (unless the name changes)."""
+    def _slot_for(self, call_id: str, name: str, index, arguments) -> dict:
+        """A new id starts a call, a known id continues it (at its own index: a server
+        may give two calls one id); else the index decides, else the call in progress.
+        A fragment that names another tool, or starts arguments for a call whose
+        arguments are whole, is the next call."""
         if call_id:
-            return self.by_id.get(call_id) or self._new(call_id, index)
-        if index is not None:
-            return self.by_index.get(index) or self._new("", index)
-        current = self.slots[-1] if self.slots else None
-        if current is None or (name and current["name"] and name != current["name"]):
-            return self._new("", index)
-        return current
+            slot = self.by_id.get(call_id)
+            if index is not None and self.by_index.get(index, {}).get("id") == call_id:
+                slot = self.by_index[index]
+            elif slot is not None and index is not None and slot["index"] not in (None, index):
+                slot = None  # the same id at another index: another call
+        elif index is not None:
+            slot = self.by_index.get(index)
+        else:
+            slot = self.slots[-1] if self.slots else None
+        if slot is None or (_starts_another(slot, name, arguments)
+                            and not _repeats(slot, call_id, name, arguments)):
+            slot = self._new(call_id, index)
+        return slot
 
     def _new(self, call_id: str, index) -> dict:
         """Open a slot for a new call."""
-        slot = {"id": call_id, "name": "", "json": ""}
+        slot = {"id": call_id, "name": "", "json": "", "index": index}
         self.slots.append(slot)
         if call_id:
             self.by_id[call_id] = slot
@@ -195,13 +216,55 @@ class ToolCallAssembler:
         return slot
 
     def calls(self) -> list[ToolCall]:
-        """The assembled calls, in order; an empty id is made up, unique in this reply."""
+        """The assembled calls, in order; an empty or repeated id is made up, unique in
+        this reply, so no result can be taken for another call's."""
+        used: set[str] = set()
         n = 0
         for slot in self.slots:
-            while not slot["id"]:
+            base = slot["id"] or "call_tao"
+            while not slot["id"] or slot["id"] in used or (
+                    slot["id"] != base and slot["id"] in self.by_id):
                 n += 1
-                slot["id"] = f"call_tao_{n}" if f"call_tao_{n}" not in self.by_id else ""
+                slot["id"] = f"{base[:34]}_{n}"
+            used.add(slot["id"])
         return tool_calls_from(self.slots)
+
+
+def _starts_another(slot: dict, name: str, arguments) -> bool:
+    """Whether a fragment for `slot` is really the next call: it names another tool, or
+    it brings a name and arguments while the slot's arguments are already whole."""
+    if not name or not slot["name"]:
+        return False
+    if name != slot["name"]:
+        return True
+    return bool(arguments) and slot["json"].rstrip().endswith("}") and _whole(slot["json"])
+
+
+def _repeats(slot: dict, call_id: str, name: str, arguments) -> bool:
+    """Whether a fragment is `slot`'s whole arguments sent again, under its id or with no
+    name (joined on, they could only make broken JSON): not more of the call."""
+    if arguments != slot["json"] or not _whole(slot["json"]):
+        return False
+    return not name or (bool(call_id) and call_id == slot["id"])
+
+
+def _whole(raw: str) -> bool:
+    """Whether `raw` is a complete JSON object."""
+    try:
+        return isinstance(json.loads(raw), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def parts_text(parts: list, kind: str = "text") -> str:
+    """The text of the `kind` parts in a content list (Mistral's reasoning models send
+    [{"type": "thinking", "thinking": [{"type": "text", ...}]}, {"type": "text", ...}])."""
+    found = []
+    for part in parts:
+        if isinstance(part, dict) and part.get("type") == kind:
+            inner = part.get(kind)
+            found.append(parts_text(inner) if isinstance(inner, list) else str(inner or ""))
+    return "".join(found)
 
 
 def error_text(error) -> str:
@@ -222,25 +285,48 @@ def ollama(model: str | None = None, **kwargs) -> OpenAIProvider:
     return OpenAIProvider(model, name="ollama", **kwargs)
 
 
-def usage_from(usage: dict) -> dict:
-    """OpenAI's usage counts under the names tao uses (Anthropic's)."""
-    counted = {"input_tokens": usage.get("prompt_tokens"),
-               "output_tokens": usage.get("completion_tokens")}
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-    if cached:  # OpenAI caches long prompts by itself, and says how much it read
-        counted["cache_read_input_tokens"] = cached
+def usage_from(usage) -> dict:
+    """OpenAI's usage counts under the names and meanings tao uses (Anthropic's), whole
+    numbers only (a count a server sent as anything else is left out). OpenAI's
+    `prompt_tokens` includes the part read from its cache; Anthropic's `input_tokens`
+    does not, so the cached part moves to `cache_read_input_tokens` alone."""
+    if not isinstance(usage, dict):
+        return {}
+    details = usage.get("prompt_tokens_details")
+    counted = usage_counts({
+        "input_tokens": usage.get("prompt_tokens"),
+        "output_tokens": usage.get("completion_tokens"),
+        # OpenAI caches long prompts by itself, and says how much it read
+        "cache_read_input_tokens": details.get("cached_tokens") if isinstance(
+            details, dict) else None})
+    if not counted.get("cache_read_input_tokens"):
+        counted.pop("cache_read_input_tokens", None)
+    elif "input_tokens" in counted:
+        counted["input_tokens"] = max(0, counted["input_tokens"]
+                                      - counted["cache_read_input_tokens"])
+    return counted
+
+
+def reported(usage: dict) -> dict:
+    """The counts the server sent, or `{"not_reported": True}` when it sent none (some
+    compatible servers send no usage while streaming): never a silent nothing."""
+    counted = {key: value for key, value in usage.items() if value is not None}
+    if counted.get("input_tokens") is None and counted.get("output_tokens") is None:
+        return {"not_reported": True}
     return counted
 
 
 def to_openai(messages: list[dict]) -> list[dict]:
     """Internal messages -> Chat Completions messages (arguments travel as JSON strings)."""
     out: list[dict] = []
-    for m in messages:
+    for m in sendable(messages):  # whatever came back before, a request the API accepts
         role = m["role"]
         if role == "assistant":
             if not m.get("content") and not m.get("tool_calls"):
                 continue  # an empty assistant turn is refused by the API: leave it out
-            wire: dict = {"role": "assistant", "content": m.get("content") or None}
+            # a turn of tool calls with no text carries "", not null: the one shape
+            # OpenAI, llama.cpp, llama-cpp-python, Ollama and vLLM all accept
+            wire: dict = {"role": "assistant", "content": m.get("content") or ""}
             if m.get("tool_calls"):
                 wire["tool_calls"] = [
                     {"id": c["id"], "type": "function", "function": {

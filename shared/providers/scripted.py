@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, ToolCall
+from .sanitize import usage_counts
 
 SCRIPT_SHAPE = ('a JSON list; each entry a string, {"text", "tool_calls": [{"id", "name", '
                 '"args"}], "stop_reason", "usage"}, or a fault {"error", "partial"}')
@@ -89,7 +90,8 @@ def _entry(item, number: int, where: str) -> str | Reply | ProviderError:
                           call.get("args", {}))
                  for i, call in enumerate(item.get("tool_calls", []), 1)]
         stop = item.get("stop_reason", "tool_use" if calls else "end_turn")
-        return Reply(item.get("text", ""), calls, stop, dict(item.get("usage", {})))
+        # counts as whole numbers, as the SDK providers give them: a stage adds them up
+        return Reply(item.get("text", ""), calls, stop, usage_counts(item.get("usage", {})))
     raise ProviderError(f"{where}: entry {number} ({json.dumps(item)[:60]}) is not a reply; "
                         f"expected {SCRIPT_SHAPE}")
 

@@ -10,6 +10,7 @@ client, so nothing is imported and nothing is sent.
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ..providers.anthropic_provider import AnthropicProvider
 from ..providers.base import NO_OPTIONS, Options
@@ -25,8 +26,18 @@ NOT_IN_BODY = ("extra_headers", "extra_query", "timeout")
 
 
 def endpoint(flavour: str, base_url: str | None = None) -> str:
-    """The address the body is posted to: `/v1/messages`, or a server's own URL."""
-    return (base_url or DEFAULT_BASES[flavour]).rstrip("/") + PATHS[flavour]
+    """The address the body is posted to: `/v1/messages`, or a server's own URL with no
+    user or password in it and its query values hidden (they may be credentials)."""
+    return shown_url(base_url or DEFAULT_BASES[flavour]).rstrip("/") + PATHS[flavour]
+
+
+def shown_url(url: str) -> str:
+    """`url` fit for a screen: `user:password@` left out, each query value hidden."""
+    parts = urlsplit(str(url))
+    host = parts.netloc.rpartition("@")[2]
+    query = "&".join(f"{name}=[hidden]" for name, _ in parse_qsl(parts.query,
+                                                                keep_blank_values=True))
+    return urlunsplit((parts.scheme, host, parts.path, query, ""))
 
 
 def sdk_provider(provider):

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..providers.openai_provider import STOP_REASONS
+from ..providers.sanitize import usage_counts
 
 FINISH_REASONS = {tao: wire for wire, tao in STOP_REASONS.items()}  # tao's name -> OpenAI's
 _WORDS = re.compile(r"\s*\S+\s*|\s+")  # text streams in word-sized deltas
@@ -91,7 +92,7 @@ def synthesize_openai(reply, model: str, deltas=None) -> list[tuple[str, dict]]:
         events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
                    for piece in _json_pieces(call)]
     events.append(chunk({}, FINISH_REASONS.get(reply.stop_reason, reply.stop_reason)))
-    usage = reply.usage or {}
+    usage = usage_counts(reply.usage)  # whole numbers only: the sum below must work
     prompt, completion = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
     events.append(("chunk", {"id": "chatcmpl-synthesized", "object": "chat.completion.chunk",
                              "created": 0, "model": model, "choices": [],
@@ -154,6 +155,12 @@ def describe(kind: str, data: dict) -> Line:
     """One event as a log line: its kind, what it says, and its delta payload if any."""
     if kind == "chunk":
         return _describe_chunk(data)
+    if kind == "prompt":  # a model in this process: its chat template's output, as fed
+        from .render import elide
+
+        return Line(kind, f"{data.get('tokens')} tokens "
+                    + json.dumps(elide(str(data.get("text", ""))), ensure_ascii=False),
+                    (kind,))
     if kind == "content_block_delta":
         delta = data.get("delta") or {}
         dtype = delta.get("type", "?")
@@ -201,7 +208,12 @@ def _describe_chunk(data: dict) -> Line:
     choice = data["choices"][0]
     delta = choice.get("delta") or {}
     parts = [f"delta.role {delta['role']}"] if delta.get("role") else []
-    fragments = [("delta.content", delta["content"], "text")] if delta.get("content") else []
+    content = delta.get("content")
+    if content and not isinstance(content, str):  # typed parts, say: shown as their JSON
+        content = json.dumps(content, ensure_ascii=False, default=str)
+    fragments = [("delta.content", content, "text")] if content else []
+    if "delta" not in choice and choice.get("text"):  # a text completion's chunk (llama.cpp)
+        fragments = [("text", choice["text"], "text")]
     for call in delta.get("tool_calls") or ():
         where = f"delta.tool_calls[{call.get('index')}]"
         function = call.get("function") or {}

@@ -5,7 +5,7 @@ call and result, the answer), so the next turn can see what the tools said. Befo
 model call, `prepare` (context.py) cuts what the model is sent down to a token budget.
 """
 
-from context import CONTEXT_BUDGET, build_context, estimate_tokens, prepare
+from context import CONTEXT_BUDGET, build_context, estimate_tokens, prepare, tokens_read
 from tools import TOOLS, find_tool
 
 from shared.trace import SILENT
@@ -49,8 +49,8 @@ def agent_step(user_message: str, history: list[dict], provider, system: str,
         sent = prepare(messages, budget, overhead, trace)  # a copy that fits the budget
         # think: text deltas reach on_text_delta live; calls arrive in their own slot
         reply = provider.call(sent, system, TOOLS, on_text_delta)
-        if reply.usage.get("input_tokens") and not reply.usage.get("estimated"):
-            overhead = reply.usage["input_tokens"] - estimate_tokens(sent)  # real count wins
+        if tokens_read(reply.usage) and not reply.usage.get("estimated"):
+            overhead = tokens_read(reply.usage) - estimate_tokens(sent)  # real count wins
         if reply.stop_reason == "max_tokens":
             return messages + [{"role": "assistant", "content": reply.text
                                 + "\n[the reply was cut off: it reached the token limit]"}]

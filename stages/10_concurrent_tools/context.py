@@ -77,6 +77,13 @@ def snip_oldest_turns(messages: list[dict], budget: int) -> list[dict]:
     return messages[starts[-1]:]  # the current turn goes whole, even over budget
 
 
+def tokens_read(usage: dict) -> int:
+    """Every input token a call read. Anthropic counts what its prompt cache read or wrote
+    apart from `input_tokens` (and tao's OpenAI provider reports OpenAI's the same way)."""
+    return sum(usage.get(key, 0) for key in
+               ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+
+
 def prepare(messages: list[dict], budget: int, overhead: int = 0, trace=SILENT) -> list[dict]:
     """The copy of `messages` the model is sent; `overhead` is what the rest costs."""
     kept = drop_orphan_results(messages)

@@ -17,7 +17,7 @@ from collections import Counter
 from concurrent import futures
 from dataclasses import dataclass
 
-from context import CONTEXT_BUDGET, build_context, estimate_tokens, prepare
+from context import CONTEXT_BUDGET, build_context, estimate_tokens, prepare, tokens_read
 from tools import READ_ONLY, TOOLS, find_tool
 
 from shared.providers import ProviderError
@@ -213,8 +213,8 @@ def run_turn(messages: list[dict], provider, system: str, trace, on_text_delta,
         except ProviderError as exc:
             return Turn(str(exc), "error", messages + [
                 {"role": "assistant", "content": "[no reply: the model call failed]"}])
-        if reply.usage.get("input_tokens") and not reply.usage.get("estimated"):
-            overhead = reply.usage["input_tokens"] - estimate_tokens(sent)  # real count wins
+        if tokens_read(reply.usage) and not reply.usage.get("estimated"):
+            overhead = tokens_read(reply.usage) - estimate_tokens(sent)  # real count wins
         gate = GATES.get(reply.stop_reason, "stop")  # a reason we do not know runs nothing
         not_run = ": its tool calls were not run]" if reply.tool_calls else "]"
         if gate == "refuse":  # calls that come with a refusal are never run

@@ -1,15 +1,13 @@
 # Don't change the tests! They tell you when exercises/e14_normalise_ids.py is done.
 import copy
 import hashlib
+import re
 
 from exercise_support import need
-from fake_api import check_anthropic, check_openai
-
-from shared.providers.anthropic_provider import to_anthropic
-from shared.providers.openai_provider import to_openai
 
 LONG = "gw-route:eu-west:" + "f" * 300
 ODD = "call:7/a"
+ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
 def history(*ids):
@@ -25,11 +23,12 @@ def history(*ids):
 
 
 def both_apis_accept(messages):
-    return (check_openai({"model": "m", "stream": True, "messages": to_openai(messages)},
-                         {"authorization": "Bearer k"}) is None
-            and check_anthropic({"model": "m", "max_tokens": 5, "stream": True,
-                                 "messages": to_anthropic(messages)},
-                                {"x-api-key": "k", "anthropic-version": "1"}) is None)
+    # the providers clean ids themselves before sending (shared/providers/sanitize.py), so
+    # the history's own ids are held to the two APIs' rules: Anthropic's pattern, and
+    # OpenAI's 40 characters at most
+    ids = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
+    ids += [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    return all(ANTHROPIC_ID.match(i) and len(i) <= 40 for i in ids)
 
 
 def test_long_and_odd_ids_are_replaced_consistently(ex):

@@ -105,6 +105,7 @@ def anthropic_messages(body, headers):
     if messages[0].get("role") != "user":
         return "messages: the first message must use the user role"
     owed: list[str] = []  # tool_use ids the next user turn must answer
+    used: set[str] = set()  # every tool_use id in the request: each may appear once
     for i, m in enumerate(messages):
         if set(m) != {"role", "content"}:
             return f"messages.{i}: Extra inputs are not permitted ({sorted(set(m))})"
@@ -119,6 +120,11 @@ def anthropic_messages(body, headers):
         if problem:
             return problem
         owed = [b["id"] for b in blocks if b["type"] == "tool_use"]
+        for j, block in enumerate(blocks):
+            if block["type"] == "tool_use":
+                if block["id"] in used:
+                    return f"messages.{i}.content.{j}: `tool_use` ids must be unique"
+                used.add(block["id"])
     if owed:
         return "messages: the last assistant turn's tool_use blocks have no tool_result"
 
@@ -147,6 +153,8 @@ def _check_anthropic_block(i: int, role: str, block: dict) -> str | None:
             return f"messages.{i}.content: text block has unexpected keys"
         if not isinstance(block.get("text"), str) or not block["text"]:
             return f"messages.{i}: text content blocks must be non-empty"
+        if not block["text"].strip():
+            return "messages: text content blocks must contain non-whitespace text"
     elif kind == "tool_use":
         if role != "assistant":
             return f"messages.{i}: tool_use blocks are only allowed in assistant messages"
@@ -154,6 +162,9 @@ def _check_anthropic_block(i: int, role: str, block: dict) -> str | None:
             return f"messages.{i}: tool_use needs id, name and an object input"
         if not re.match(r"^[a-zA-Z0-9_-]+$", block["id"]):
             return f"messages.{i}.content.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+        if not isinstance(block["name"], str) or not _TOOL_NAME.match(block["name"]):
+            return (f"messages.{i}.content.tool_use.name: String should match pattern "
+                    "'^[a-zA-Z0-9_-]{1,64}$'")
     elif kind == "tool_result":
         if role != "user":
             return f"messages.{i}: tool_result blocks are only allowed in user messages"
@@ -250,17 +261,30 @@ def openai_messages(body, headers):
     if not isinstance(messages, list) or not messages:
         return "messages: must be a non-empty array"
     owed: list[str] = []  # tool_call ids still owed a tool message
+    seen: dict[tuple, int] = {}  # (where, id) -> the message it first appeared in
     for i, m in enumerate(messages):
         keys = _OPENAI_KEYS.get(m.get("role"))
         if keys is None:
             return f"messages[{i}].role: invalid value {m.get('role')!r}"
         if set(m) - keys:
             return f"messages[{i}]: Unrecognized keys {sorted(set(m) - keys)}"
-        problem = _openai_message(i, m, owed)
+        problem = _openai_message(i, m, owed) or _openai_duplicate(i, m, seen)
         if problem:
             return problem
     if owed:
         return f"messages: tool_calls without responses: {owed}"
+
+
+def _openai_duplicate(i: int, m: dict, seen: dict) -> str | None:
+    """Each call id appears once among the calls, and once among the tool messages."""
+    ids = ([("tool_call_id", m.get("tool_call_id"))] if m["role"] == "tool" else
+           [("tool_calls.id", c.get("id")) for c in m.get("tool_calls") or ()])
+    for where, value in ids:
+        if (where, value) in seen:
+            return (f"Invalid parameter: Duplicate value for '{where}' of '{value}', in "
+                    f"messages[{seen[where, value]}] and messages[{i}].")
+        seen[where, value] = i
+    return None
 
 
 def _openai_message(i: int, m: dict, owed: list) -> str | None:
@@ -299,3 +323,24 @@ OPENAI_RULES = (openai_key, openai_fields, openai_tools, openai_tool_choice, ope
 def check_openai(body: dict, headers) -> str | None:
     """What Chat Completions would refuse in this request, or None."""
     return first_problem(OPENAI_RULES, body, headers)
+
+
+# ---- server flavours: what a real compatible server refuses beyond the documented API
+
+
+def llama_cpp_python_assistant(body, headers):
+    """llama-cpp-python's request model types an assistant message's `content` as a
+    string that may be left out, but not null (its llama_types.py); pydantic then lists
+    one complaint per member of its message union, as this (abridged) copy does."""
+    for i, m in enumerate(body.get("messages") or ()):
+        if m.get("role") == "assistant" and "content" in m and m["content"] is None:
+            where = f"'loc': ('body', 'messages', {i}, 'ChatCompletionRequest"
+            return (f"2 validation errors:\n  {{'type': 'literal_error', {where}"
+                    f"SystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+                    f"'input': 'assistant'}}\n  {{'type': 'string_type', {where}"
+                    f"AssistantMessage', 'content'), 'msg': 'Input should be a valid "
+                    f"string', 'input': None}}")
+
+
+# flavour -> (its rules, the status it refuses with: llama-cpp-python answers 500)
+FLAVOURS = {"llama-cpp-python": ((llama_cpp_python_assistant,), 500)}
