@@ -72,3 +72,48 @@ def test_only_ctrl_c_leaves_a_blank_line_on_the_way_out(capsys):
 
     assert stage_main._run(cancelled)[0] == 130 and capsys.readouterr().err == "\n"
     assert stage_main._run(failed)[0] == 1 and capsys.readouterr().err == ""
+
+
+def test_a_quirk_with_offline_named_on_the_command_line_is_taken(capsys):
+    typed = "".join(["off", "line"])  # a name from argv is a new string, not the literal
+    with stage_main.open_session(session_args(typed, "fenced"), env={}) as (provider, _):
+        assert provider.quirk == "fenced"
+
+
+def test_tao_model_and_tao_show_wire_work_without_their_flags(capsys):
+    from shared.wire import WireTap
+
+    env = {"TAO_MODEL": "offline-test-model", "TAO_SHOW_WIRE": "openai"}
+    with stage_main.open_session(session_args("offline"), env=env) as (provider, _):
+        assert isinstance(provider, WireTap) and provider.flavour == "openai"
+        assert provider.model == "offline-test-model"
+    with stage_main.open_session(session_args("offline"), env={}) as (provider, _):
+        assert not isinstance(provider, WireTap)
+        assert provider.model != "offline-test-model"
+
+
+@pytest.mark.parametrize(("writable", "refused"), [
+    ({"folder", "file"}, False), ({"folder"}, True), ({"file"}, True), (set(), True)])
+def test_a_trace_path_needs_its_folder_and_an_existing_file_writable(tmp_path, monkeypatch,
+                                                                      writable, refused):
+    target = tmp_path / "t.svg"
+    target.write_text("an older trace")
+    names = {tmp_path: "folder", target: "file"}
+    monkeypatch.setattr(stage_main.os, "access",
+                        lambda path, mode: names.get(type(tmp_path)(path)) in writable)
+    if refused:
+        with pytest.raises(argparse.ArgumentTypeError):
+            stage_main.trace_path(str(target))
+    else:
+        assert stage_main.trace_path(str(target)) == str(target)
+
+
+def test_main_s_own_exit_code_is_kept_and_no_code_is_success():
+    assert stage_main._run(lambda: 3) == (3, "")
+    assert stage_main._run(lambda: None) == (0, "")
+    assert stage_main._run(lambda: "done") == (0, "")
+
+
+def test_a_session_ended_quietly_or_by_ctrl_d_exits_zero():
+    assert stage_main.last_words(None) == (0, "")
+    assert stage_main.last_words(EOFError()) == (0, "")

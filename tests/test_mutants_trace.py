@@ -215,3 +215,47 @@ def test_a_save_error_without_an_os_message_is_still_named(tmp_path, monkeypatch
     trace = Trace(make_console(file=io.StringIO(), record=True), save=str(tmp_path / "t.svg"))
     trace.finish()
     assert "the disk went away" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- a reply before its calls
+
+
+def reply_with_a_call(text, reasoning=""):
+    from shared.providers import Reply, ToolCall
+
+    return Reply(text, [ToolCall("c1", "now", {})], "tool_use", reasoning=reasoning)
+
+
+@pytest.mark.parametrize(("streamed", "text"), [("Hel", "Hello"), ("Hello!", "Hello")],
+                         ids=["less", "more"])
+def test_text_that_streamed_otherwise_than_the_reply_is_shown_again_whole(streamed, text):
+    trace = plain_trace()
+    trace.stream_delta(streamed)
+    trace.model_reply(reply_with_a_call(text))
+    trace.act("now", {}, "c1")
+    assert [line for line in screen(trace).splitlines()[1:] if text in line], screen(trace)
+
+
+def test_a_reply_with_only_calls_is_not_labelled_as_thinking():
+    trace = plain_trace()
+    trace.model_reply(reply_with_a_call(""))
+    trace.act("now", {}, "c1")
+    before_the_call = screen(trace).split("╭─ act")[0]
+    assert before_the_call.strip() and "think" not in before_the_call
+
+
+def test_reasoning_that_came_apart_from_the_text_is_shown():
+    trace = plain_trace()
+    trace.model_reply(reply_with_a_call("", reasoning="the user wants the time"))
+    trace.act("now", {}, "c1")
+    assert "the user wants the time" in screen(trace)
+
+
+def test_a_failed_write_reports_its_own_error_not_the_clean_up(tmp_path, monkeypatch):
+    def full(self, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(type(tmp_path), "write_bytes", full)
+    with pytest.raises(OSError) as raised:
+        trace_module._write_whole(tmp_path / "t.svg", b"data")
+    assert raised.value.errno == 28
