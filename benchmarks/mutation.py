@@ -47,6 +47,7 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
 OFFLINE = "tests/test_offline_model.py"
+WIRE = "tests/test_wire.py tests/test_wire_faults.py"
 # the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
 STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
@@ -63,6 +64,7 @@ TARGETS = {
     "shared/providers/scripted.py": "tests/test_providers.py",
     "shared/providers/fallback.py": "tests/test_providers.py",
     "shared/providers/__init__.py": "tests/test_providers.py",
+    "shared/providers/sdk_base.py": "tests/test_sdk_providers.py tests/test_wire_faults.py",
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
@@ -70,6 +72,10 @@ TARGETS = {
     "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
                             "tests/test_stages_01_03.py",
     "shared/terminal.py": "tests/test_terminal.py",
+    "shared/wire/__init__.py": WIRE,
+    "shared/wire/body.py": WIRE,
+    "shared/wire/events.py": WIRE,
+    "shared/wire/render.py": WIRE,
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
