@@ -259,3 +259,12 @@ def test_a_failed_write_reports_its_own_error_not_the_clean_up(tmp_path, monkeyp
     with pytest.raises(OSError) as raised:
         trace_module._write_whole(tmp_path / "t.svg", b"data")
     assert raised.value.errno == 28
+
+
+def test_blank_text_streamed_before_the_calls_is_not_called_thinking():
+    trace = plain_trace()
+    trace.stream_delta("\n")
+    trace.model_reply(reply_with_a_call("\n"))
+    trace.act("now", {}, "c1")
+    before_the_call = screen(trace).split("╭─ act")[0]
+    assert "think" not in before_the_call
