@@ -64,7 +64,8 @@ TARGETS = {
     "shared/providers/scripted.py": "tests/test_providers.py",
     "shared/providers/fallback.py": "tests/test_providers.py",
     "shared/providers/__init__.py": "tests/test_providers.py",
-    "shared/providers/sdk_base.py": "tests/test_sdk_providers.py tests/test_wire_faults.py",
+    "shared/providers/sdk_base.py": "tests/test_mutants_sdk_base.py tests/test_sdk_providers.py "
+                                    "tests/test_wire_faults.py",
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
