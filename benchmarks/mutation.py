@@ -5,6 +5,8 @@
     uv run benchmarks/mutation.py --rev 78e2fed shared/calc.py   # the tests of an older commit
     uv run benchmarks/mutation.py --json run.json ...   # keep every outcome, then, after
     uv run benchmarks/mutation.py --recheck run.json    # writing tests: only its survivors
+    uv run benchmarks/mutation.py --changed HEAD~2      # smoke: a sample of the mutants on
+                                                        # lines changed since HEAD~2
 
 cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>=`,
 `and` to `or`, a number to another, `break` to `continue`, ...) and runs a test command
@@ -18,7 +20,10 @@ TARGETS names the fast tests that cover it. All work happens in a temporary copy
 the repository (cosmic-ray edits files in place): your working tree is never touched.
 Operators that swap arithmetic for bit operations (`+` to `<<`, `|`, ...) are left out:
 on this code they either crash at once or mean nothing, and they would triple the run.
-CI does not run this script; run it after changing a module or its tests.
+CI does not run this script: the whole table takes two to three hours on two busy cores
+(from about 1 s a mutant for planning.py to 6 s for modules the exercise CLI tests
+cover). Before you stop, run `--changed` over what you changed (tests/README.md); after
+changing a module or its tests, run that module whole.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shlex
 import shutil
 import subprocess
@@ -40,21 +46,41 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
+OFFLINE = "tests/test_offline_model.py"
+WIRE = "tests/test_wire.py tests/test_wire_faults.py"
+# the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
+STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
+# module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
 TARGETS = {
     "shared/calc.py": "tests/test_calc.py tests/test_stages_04_06.py -k calculator",
     "shared/providers/base.py": "tests/test_provider_base.py tests/test_providers.py",
-    "shared/providers/offline.py": "tests/test_providers.py",
+    "shared/providers/offline/__init__.py": f"{OFFLINE} tests/test_providers.py",
+    "shared/providers/offline/planning.py": f"tests/test_mutants_planning.py {OFFLINE}",
+    "shared/providers/offline/conversation.py": OFFLINE,
+    "shared/providers/offline/words.py": OFFLINE,
+    "shared/providers/offline/writing.py": OFFLINE,
+    "shared/providers/offline/quirks.py": OFFLINE,
+    "shared/providers/offline/rules.py": OFFLINE,
     "shared/providers/scripted.py": "tests/test_providers.py",
     "shared/providers/fallback.py": "tests/test_providers.py",
     "shared/providers/__init__.py": "tests/test_providers.py",
+    "shared/providers/sdk_base.py": "tests/test_mutants_sdk_base.py tests/test_sdk_providers.py "
+                                    "tests/test_wire_faults.py",
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
-    "shared/trace.py": "tests/test_trace.py",
-    "shared/stage_main.py": "tests/test_stages_01_03.py",
+    "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
+    "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
+                            "tests/test_stages_01_03.py",
+    "shared/terminal.py": "tests/test_terminal.py",
+    "shared/wire/__init__.py": WIRE,
+    "shared/wire/body.py": WIRE,
+    "shared/wire/events.py": WIRE,
+    "shared/wire/render.py": WIRE,
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
-    "shared/cli/exercise_state.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
+                                    "tests/test_exercise_cli.py",
     "shared/cli/exercise_runner.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
@@ -62,9 +88,18 @@ TARGETS = {
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
-    "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
+    "stages/06_tool_registry/loop.py": f"tests/test_mutants_stage06.py {JSON_LOOPS} "
+                                       "-k 'not never_raises'",
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
+    "stages/08_memory_budget/context.py": f"tests/test_mutants_context.py {STAGES_08_10} "
+                                          "-k 'stage08 or mutants_context'",
+    "stages/09_stop_reasons/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
+                                      "-k 'not stage08 and not stage10'",
+    "stages/10_concurrent_tools/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
+                                          "-k 'not stage08 and not stage09'",
 }
+SMOKE = 12  # mutants per module a --changed run tries: about half a minute per module
+SEED = 26  # --sample picks the same mutants on every run of the same code
 EXCLUDED_OPERATORS = [r"core/ReplaceBinaryOperator_.*_(BitOr|BitAnd|BitXor|LShift|RShift)",
                       r"core/ReplaceBinaryOperator_(BitOr|BitAnd|BitXor|LShift|RShift)_.*"]
 
@@ -86,15 +121,31 @@ def copy_repository(rev: str | None, into: Path) -> None:
             shutil.copy2(source, into / name)
 
 
+def no_bytecode_for(module: str, copy: Path) -> None:
+    """Make Python compile `module`'s folder from source on every import, in the copy.
+
+    The test processes keep bytecode in __pycache__ (tests/conftest.py), and Python trusts
+    a cached .pyc while the source's size and modification second match it: a mutant the
+    same size as the one before it (`==` to `!=`), written in the same second, would be
+    tested as the one before. A plain file named __pycache__ leaves Python nowhere to read
+    or write that folder's bytecode; every other folder keeps its cache."""
+    cache = copy / Path(module).parent / "__pycache__"
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.write_text("compile this folder from source: see benchmarks/mutation.py\n",
+                     encoding="utf-8")
+
+
 def test_command(spec: str, copy: Path) -> list[str]:
     """pytest, stopping at the first failure, on the parts of `spec` present in `copy`."""
     args = shlex.split(spec)
     kept = [a for i, a in enumerate(args)
             if not a.startswith("tests/") or (copy / a.split("::")[0]).exists()
             or (i and args[i - 1] == "-k")]
-    # hypothesis's plugin alone costs seconds of start-up per mutant; @given works without it
+    # hypothesis's plugin alone costs seconds of start-up per mutant; @given works without it.
+    # One process (-n 0): on a subset this small, starting xdist workers costs more than they
+    # save, and each mutant would take every core of a shared machine.
     return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-            "-p", "no:hypothesispytest", *kept]
+            "-p", "no:hypothesispytest", "-n", "0", *kept]
 
 
 def write_config(copy: Path, module: str, command: list[str], timeout: float) -> Path:
@@ -117,29 +168,75 @@ def tool(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-def run_module(module: str, rev: str | None) -> list[dict]:
-    """Mutate one module in a fresh copy; the finished work items with their outcomes."""
+def run_module(module: str, rev: str | None, lines: set[int] | None = None,
+               sample: int = 0) -> list[dict]:
+    """Mutate one module in a fresh copy; the finished work items with their outcomes.
+    Only mutants on `lines` when given, and at most `sample` of them (at random) when set."""
     with tempfile.TemporaryDirectory(prefix="tao-mutation-") as tmp:
         copy = Path(tmp)
         copy_repository(rev, copy)
+        no_bytecode_for(module, copy)
         env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
         command = test_command(TARGETS[module], copy)
+        config = write_config(copy, module, command, timeout=30)  # until the baseline's time
+        session = copy / "session.sqlite"
+        for step in ([tool("cosmic-ray"), "init", str(config), str(session)],
+                     [tool("cr-filter-operators"), str(session), str(config)]):
+            subprocess.run(step, cwd=copy, env=env, check=True, capture_output=True)
+        if (lines is not None or sample) and not keep_only(session, lines, sample):
+            return []  # no mutant on the lines asked for: no need to run the tests at all
         start = time.perf_counter()
         baseline = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True)
         took = time.perf_counter() - start
         if baseline.returncode != 0:
             tail = "\n".join(baseline.stdout.splitlines()[-5:])
             raise SystemExit(f"{module}: its tests fail before any mutation:\n{tail}")
-        config = write_config(copy, module, command, timeout=max(30, 5 * took))
-        session = copy / "session.sqlite"
-        for step in ([tool("cosmic-ray"), "init", str(config), str(session)],
-                     [tool("cr-filter-operators"), str(session), str(config)],
-                     [tool("cosmic-ray"), "exec", str(config), str(session)]):
-            subprocess.run(step, cwd=copy, env=env, check=True, capture_output=True)
+        write_config(copy, module, command, timeout=max(30, 5 * took))
+        subprocess.run([tool("cosmic-ray"), "exec", str(config), str(session)], cwd=copy,
+                       env=env, check=True, capture_output=True)
         dump = subprocess.run([tool("cosmic-ray"), "dump", str(session)], cwd=copy, env=env,
                               check=True, capture_output=True, text=True).stdout
         source = (copy / module).read_text(encoding="utf-8").splitlines()
     return [describe(json.loads(line), source) for line in dump.splitlines() if line.strip()]
+
+
+def keep_only(session: Path, lines: set[int] | None, sample: int) -> int:
+    """Mark as skipped, the way cosmic-ray's own filters do, every pending mutant off
+    `lines` (None: any line will do), then all but `sample` of the rest (0: keep all);
+    how many are left to run."""
+    from cosmic_ray.work_db import use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    with use_db(str(session)) as db:
+        pending = sorted(db.pending_work_items, key=lambda item: item.job_id)
+        wanted = [item for item in pending
+                  if lines is None or item.mutations[0].start_pos[0] in lines]
+        if sample and len(wanted) > sample:
+            wanted = random.Random(SEED).sample(wanted, sample)
+        chosen = {item.job_id for item in wanted}
+        for item in pending:
+            if item.job_id not in chosen:
+                db.set_result(item.job_id, WorkResult(output="not sampled",
+                                                      worker_outcome=WorkerOutcome.SKIPPED))
+    return len(chosen)
+
+
+def changed_lines(rev: str) -> dict[str, set[int]]:
+    """module -> the numbers of its lines added or changed since `rev` (the working tree,
+    committed or not, against that commit), for the modules in TARGETS."""
+    diff = subprocess.run(["git", "diff", "-U0", rev, "--", *TARGETS], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    changed: dict[str, set[int]] = {}
+    module = None
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            module = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("@@") and module:
+            # @@ -old[,n] +new[,count] @@: count 0 is a pure deletion, nothing to mutate
+            new = line.split()[2][1:].split(",")
+            start, count = int(new[0]), int(new[1]) if len(new) > 1 else 1
+            changed.setdefault(module, set()).update(range(start, start + count))
+    return {m: rows for m, rows in changed.items() if rows}
 
 
 def describe(entry, source: list[str]) -> dict:
@@ -190,6 +287,7 @@ def recheck(module: str, survivors: list[dict], rev: str | None) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="tao-mutation-") as tmp:
         copy = Path(tmp)
         copy_repository(rev, copy)
+        no_bytecode_for(module, copy)
         env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
         path = copy / module
         original = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -217,23 +315,43 @@ def main() -> int:
     parser.add_argument("--rev", help="mutate the code and run the tests of this commit")
     parser.add_argument("--json", type=Path, help="also write every mutant's outcome here")
     parser.add_argument("--recheck", type=Path, metavar="JSON",
-                        help="re-test only the new survivors recorded in an earlier --json")
+                        help="re-test only the new survivors recorded in an earlier --json, "
+                             "and score each module with the earlier outcomes of the rest")
+    parser.add_argument("--changed", nargs="?", const="HEAD", metavar="REV",
+                        help="only the lines of TARGETS modules changed since REV (default "
+                             "HEAD: what is not committed yet), e.g. --changed HEAD~3")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help=f"at most N mutants per module, picked at random (seed {SEED}); "
+                             f"--changed alone samples {SMOKE}")
     args = parser.parse_args()
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
         parser.error(f"no test subset for {', '.join(unknown)}: add it to TARGETS")
     kept, news, everything = kept_survivors(), 0, {}
     earlier = json.loads(args.recheck.read_text(encoding="utf-8")) if args.recheck else {}
-    for module in args.modules or list(earlier or TARGETS):
+    changed = changed_lines(args.changed) if args.changed else None
+    modules = args.modules or list(earlier or changed or ([] if changed is not None
+                                                          else TARGETS))
+    if changed is not None and not modules:
+        print(f"no module in TARGETS changed since {args.changed}: nothing to mutate")
+    sample = args.sample or (SMOKE if args.changed else 0)
+    for module in modules:
         started = time.perf_counter()
         if args.recheck:
             survivors = [m for m in earlier.get(module, [])
                          if m["outcome"] == "survived" and key(module, m) not in kept]
-            everything[module] = recheck(module, survivors, args.rev)
+            recheck(module, survivors, args.rev)  # their outcomes, updated in place
+            everything[module] = earlier.get(module, [])
+        elif changed is not None:
+            everything[module] = run_module(module, args.rev, changed.get(module, set()),
+                                            sample)
         else:
-            everything[module] = run_module(module, args.rev)
-        news += report(module, everything[module], kept,
-                       " (earlier survivors only)" if args.recheck else "")
+            everything[module] = run_module(module, args.rev, sample=sample)
+        parts = [f"lines changed since {args.changed}"] if changed is not None else []
+        parts += [f"at most {sample} mutants"] if sample and not args.recheck else []
+        parts += ["earlier survivors re-tested"] if args.recheck else []
+        what = f" ({', '.join(parts)})" if parts else ""
+        news += report(module, everything[module], kept, what)
         print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")

@@ -1,0 +1,119 @@
+"""The stages' wiring (shared/stage_main.py) at the edges the surviving mutants of
+benchmarks/mutation.py found: which trace paths are refused before a session starts,
+which provider a --quirk may go with, when the "how to get a real model" hint shows,
+and what reaches stderr on the way out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pytest
+
+from shared import stage_main
+from shared.providers import OfflineProvider, ProviderError
+
+
+@pytest.mark.parametrize("name", ["t.svg", "t.SVG", "t.html", "t.htm"])
+def test_a_trace_file_in_a_writable_folder_is_taken(tmp_path, name):
+    assert stage_main.trace_path(str(tmp_path / name)) == str(tmp_path / name)
+
+
+def test_a_trace_path_is_refused_for_its_kind_a_folder_or_a_missing_folder(tmp_path):
+    (tmp_path / "dir.svg").mkdir()
+    for bad in (tmp_path / "t.txt", tmp_path / "dir.svg", tmp_path / "nowhere" / "t.svg"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            stage_main.trace_path(str(bad))
+
+
+def session_args(provider, quirk=None):
+    return argparse.Namespace(provider=provider, model=None, save_trace=None, show_wire=None,
+                              quirk=quirk)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "ollama"])
+def test_a_quirk_with_a_real_provider_is_refused_before_it_is_built(provider):
+    with pytest.raises(ProviderError, match="--quirk"):
+        stage_main.open_session(session_args(provider, "fenced"), env={})
+
+
+def test_a_quirk_goes_to_the_offline_model(capsys):
+    with stage_main.open_session(session_args("offline", "fenced"), env={}) as (provider, _):
+        assert provider.quirk == "fenced"
+
+
+def test_the_hint_for_a_real_model_shows_only_when_no_key_chose_offline(capsys):
+    stage_main.announce(OfflineProvider(), "no API key is set")
+    hinted = capsys.readouterr().err
+    stage_main.announce(OfflineProvider(), "chosen with --provider")
+    plain = capsys.readouterr().err
+    assert len(hinted.splitlines()) == 2 and "ANTHROPIC_API_KEY" in hinted
+    assert len(plain.splitlines()) == 1 and "ANTHROPIC_API_KEY" not in plain
+
+
+def test_show_wire_is_off_unless_asked_for():
+    assert stage_main.wire_flavour(None) is None and stage_main.wire_flavour("") is None
+    assert stage_main.wire_flavour("openai") == "openai"
+
+
+def test_the_parser_reads_the_command_line_only_when_given_nothing(monkeypatch):
+    parser = stage_main.stage_parser("A stage.")
+    monkeypatch.setattr(sys, "argv", ["main.py", "--provider", "offline"])
+    assert parser.parse_args().provider == "offline"
+    assert parser.parse_args(["--provider", "ollama"]).provider == "ollama"
+
+
+def test_only_ctrl_c_leaves_a_blank_line_on_the_way_out(capsys):
+    def cancelled():
+        raise KeyboardInterrupt
+
+    def failed():
+        raise ProviderError("anthropic: overloaded")
+
+    assert stage_main._run(cancelled)[0] == 130 and capsys.readouterr().err == "\n"
+    assert stage_main._run(failed)[0] == 1 and capsys.readouterr().err == ""
+
+
+def test_a_quirk_with_offline_named_on_the_command_line_is_taken(capsys):
+    typed = "".join(["off", "line"])  # a name from argv is a new string, not the literal
+    with stage_main.open_session(session_args(typed, "fenced"), env={}) as (provider, _):
+        assert provider.quirk == "fenced"
+
+
+def test_tao_model_and_tao_show_wire_work_without_their_flags(capsys):
+    from shared.wire import WireTap
+
+    env = {"TAO_MODEL": "offline-test-model", "TAO_SHOW_WIRE": "openai"}
+    with stage_main.open_session(session_args("offline"), env=env) as (provider, _):
+        assert isinstance(provider, WireTap) and provider.flavour == "openai"
+        assert provider.model == "offline-test-model"
+    with stage_main.open_session(session_args("offline"), env={}) as (provider, _):
+        assert not isinstance(provider, WireTap)
+        assert provider.model != "offline-test-model"
+
+
+@pytest.mark.parametrize(("writable", "refused"), [
+    ({"folder", "file"}, False), ({"folder"}, True), ({"file"}, True), (set(), True)])
+def test_a_trace_path_needs_its_folder_and_an_existing_file_writable(tmp_path, monkeypatch,
+                                                                      writable, refused):
+    target = tmp_path / "t.svg"
+    target.write_text("an older trace")
+    names = {tmp_path: "folder", target: "file"}
+    monkeypatch.setattr(stage_main.os, "access",
+                        lambda path, mode: names.get(type(tmp_path)(path)) in writable)
+    if refused:
+        with pytest.raises(argparse.ArgumentTypeError):
+            stage_main.trace_path(str(target))
+    else:
+        assert stage_main.trace_path(str(target)) == str(target)
+
+
+def test_main_s_own_exit_code_is_kept_and_no_code_is_success():
+    assert stage_main._run(lambda: 3) == (3, "")
+    assert stage_main._run(lambda: None) == (0, "")
+    assert stage_main._run(lambda: "done") == (0, "")
+
+
+def test_a_session_ended_quietly_or_by_ctrl_d_exits_zero():
+    assert stage_main.last_words(None) == (0, "")
+    assert stage_main.last_words(EOFError()) == (0, "")
