@@ -235,8 +235,6 @@ def test_an_instant_call_is_one_cell_wide_and_all_instant_calls_draw():
     assert drawn == ["█" + " " * 9] * 2
 
 
-@pytest.mark.xfail(strict=True, reason="timeline() starts an instant call that ends with "
-                   "the reply at cell `width`, so its one cell lands past the bar's end")
 def test_an_instant_call_at_the_very_end_stays_inside_the_bar():
     drawn = bars(LOOP10.timeline([("a", 0.0, 1.0), ("b", 1.0, 1.0)], width=10))
     assert drawn[1] == " " * 9 + "█"

@@ -139,7 +139,7 @@ def timeline(spans: list[tuple[str, float, float]], width: int = 30) -> str:
     total = max(end for _, _, end in spans) or 1
     lines = []
     for name, began, ended in spans:
-        a = round(began / total * width)
+        a = min(round(began / total * width), width - 1)  # an instant call at the end too
         b = max(round(ended / total * width), a + 1)
         bar = " " * a + "█" * (b - a) + " " * (width - b)
         lines.append(f"{name[:10]:>10} {began:5.2f} → {ended:5.2f} s |{bar}|")
