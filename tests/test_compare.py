@@ -1,0 +1,148 @@
+"""`tao compare`: the task set, the grading (against runs whose right answer is known),
+the outputs, and a recorded comparison replayed to the same numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import run_tao
+
+from shared.cli import compare
+from shared.providers import Reply, ScriptedProvider, ToolCall, build_provider
+from shared.providers.replay import Recorder, ReplayProvider
+
+KINDS = {"no_tool", "one_call", "two_calls", "chained", "trap_json", "trap_unknown_tool",
+         "trap_missing_arg"}
+
+
+def test_the_task_set_covers_every_kind_and_names_only_real_tools():
+    tasks = compare.load_tasks()
+    assert len(tasks) >= 30 and len({t.id for t in tasks}) == len(tasks)
+    assert {t.kind for t in tasks} == KINDS
+    for protocol in compare.PROTOCOLS:
+        loop = compare.load_protocol(protocol)
+        for task in tasks:
+            for tool in task.tools + list(task.args):
+                assert compare._is_tool(tool, loop), (task.id, tool, protocol)
+            assert set(task.args) <= set(task.tools), task.id
+
+
+def test_both_protocols_get_the_same_tools():
+    text, native = (compare.load_protocol(p) for p in ("text", "native"))
+    assert sorted(text.TOOLS) == sorted(t.name for t in native.TOOLS)
+    assert {"search", "lookup"} <= set(text.TOOLS)
+    assert text.TOOLS["now"]({}) == compare.FROZEN_NOW  # runs replay: the clock stands still
+    assert text.TOOLS["search"]({"query": "x", "seconds": 30}).startswith("(stand-in")
+
+
+TASK = compare.Task("t", "one_call", "What is 17 * 23?", ["calculator"],
+                    {"calculator": {"expression": ["17", "23"]}}, ["391"])
+RIGHT_TEXT = ['{"tool": "calculator", "args": {"expression": "17*23"}}', "It is 391."]
+RIGHT_NATIVE = [Reply("", [ToolCall("c1", "calculator", {"expression": "17 * 23"})],
+                      "tool_use"), Reply("It is 391.")]
+
+
+def graded(protocol: str, replies, task=TASK) -> compare.Result:
+    """`task` through `protocol`'s loop, the model scripted."""
+    return compare.run_task(task, protocol, compare.load_protocol(protocol),
+                            ScriptedProvider(replies))
+
+
+@pytest.mark.parametrize("protocol, replies", [("text", RIGHT_TEXT), ("native", RIGHT_NATIVE)])
+def test_a_right_run_passes_every_grade(protocol, replies):
+    result = graded(protocol, replies)
+    assert (result.right_tool, result.right_args, result.answer_ok) == (True, True, True)
+    assert result.errors == [] and result.attempts == 1 and result.malformed == 0
+    assert result.iterations == 2
+
+
+# (model replies, what the grades must say): each a way to be wrong
+@pytest.mark.parametrize("replies, expect", [
+    # the wrong tool, then an answer that is right anyway: the tool grade catches it
+    (['{"tool": "wordcount", "args": {"text": "17 * 23"}}', "It is 391."],
+     {"right_tool": False, "missed_call": True, "answer_ok": True}),
+    # the right tool, with the wrong numbers
+    (['{"tool": "calculator", "args": {"expression": "17 * 32"}}', "It is 544."],
+     {"right_tool": True, "right_args": False, "answer_ok": False}),
+    # fenced twice (coached), then right: two malformed calls, one well-formed
+    (["```json\n" + RIGHT_TEXT[0] + "\n```", "```json\n" + RIGHT_TEXT[0] + "\n```",
+      *RIGHT_TEXT], {"malformed": 2, "attempts": 3, "right_args": True}),
+    # fenced past the coaching: the call became the answer
+    (["```json\n" + RIGHT_TEXT[0] + "\n```"] * 3,
+     {"right_tool": False, "answer_ok": False, "malformed": 3}),
+    # a guess, no call
+    (["It is about 400."], {"missed_call": True, "answer_ok": False, "attempts": 0}),
+])
+def test_each_way_of_being_wrong_shows_in_its_grade(replies, expect):
+    result = graded("text", replies)
+    assert {key: getattr(result, key) for key in expect} == expect, result
+
+
+def test_a_call_where_none_was_needed_is_counted_and_the_answer_is_not_right():
+    task = compare.Task("t", "trap_missing_arg", "Count the words in my essay.")
+    result = graded("native", [Reply("", [ToolCall("c1", "wordcount", {"text": "my essay"})],
+                                     "tool_use"), Reply("2 words.")], task)
+    assert result.unneeded_call and not result.answer_ok and "unneeded_call" in result.errors
+
+
+def test_broken_native_arguments_and_an_unknown_tool_are_errors_by_kind():
+    replies = [Reply("", [ToolCall("c1", "calculator", {}, "the arguments were not valid "
+                                   "JSON"), ToolCall("c2", "weather", {})], "tool_use"),
+               Reply("", [ToolCall("c3", "calculator", {"expression": "17*23"})], "tool_use"),
+               Reply("391")]
+    result = graded("native", replies)
+    assert sorted(result.errors) == ["broken_args", "unknown_tool"]
+    assert result.malformed == 1 and result.right_args and result.answer_ok
+    assert all(kind in compare.FIXES for kind in result.errors)
+
+
+def test_offline_quirks_break_the_text_protocol_where_native_calls_have_no_format():
+    tasks = compare.load_tasks()
+    for quirk in ("fenced", "prose"):
+        summary = compare.summarise(compare.compare(
+            build_provider("offline", quirk=quirk), ["text", "native"], tasks))
+        text, native = summary["text"], summary["native"]
+        assert text["well_formed"] < text["calls"] and text["errors"]["near_miss"] > 0
+        assert native["well_formed"] == native["calls"] and "near_miss" not in native["errors"]
+        assert text["iterations"] > native["iterations"]  # coaching costs a model call
+
+
+def test_a_recorded_comparison_replays_to_the_same_numbers(tmp_path):
+    tasks = compare.load_tasks()[:8]
+    recording = tmp_path / "compare.json"
+    live = compare.compare(Recorder(build_provider("offline", quirk="fenced"), recording),
+                           ["text", "native"], tasks)
+    again = compare.compare(ReplayProvider.from_recording(str(recording)),
+                            ["text", "native"], tasks)
+    strip = lambda rows: [{**vars(r), "seconds": 0} for r in rows]  # noqa: E731
+    assert strip(again) == strip(live)
+
+
+def test_json_and_html_outputs(tmp_path):
+    report = tmp_path / "report.html"
+    out = run_tao("compare", "--json", "--html", str(report))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data["summary"]) == {"text", "native"}
+    assert len(data["results"]) == 2 * data["tasks"]
+    page = report.read_text()
+    assert "<svg" in page and "<rect" in page
+    assert not re.search(r"(src|href)\s*=\s*['\"]?https?:", page)  # opens with no network
+
+
+def test_the_table_names_a_fix_for_each_failure_kind_seen():
+    out = run_tao("compare", "--quirk", "fenced", COLUMNS="200")
+    assert out.returncode == 0, out.stderr
+    assert "well-formed calls" in out.stdout and "near_miss" in out.stdout
+    assert "near-miss coaching" in out.stdout
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--protocols", "text,constrained"], "local"),
+    (["--protocols", "texty"], "no protocol"),
+])
+def test_a_protocol_that_cannot_run_is_one_line(argv, words):
+    out = run_tao("compare", *argv)
+    assert out.returncode == 2 and words in out.stderr
