@@ -146,3 +146,22 @@ def test_the_table_names_a_fix_for_each_failure_kind_seen():
 def test_a_protocol_that_cannot_run_is_one_line(argv, words):
     out = run_tao("compare", *argv)
     assert out.returncode == 2 and words in out.stderr
+
+
+def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
+    """The README's "Text or native? Measured" tables, each run again (the offline model
+    is deterministic, its clock frozen): a change to a loop, a quirk or a task that moves
+    a number fails here until `tao compare` regenerates the table."""
+    from helpers import ROOT
+
+    readme = (ROOT / "stages" / "07_native_tools" / "README.md").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", readme,
+                             flags=re.S))
+    assert set(blocks) == {"tao compare --markdown", "tao compare --quirk all"}
+    tasks = compare.load_tasks()
+    clean = compare.summarise(compare.compare(build_provider("offline"), ["text", "native"],
+                                              tasks))
+    assert blocks["tao compare --markdown"] == compare.markdown(clean)
+    quirks = compare.quirk_summaries(tasks, ["text", "native"])
+    assert blocks["tao compare --quirk all"] == compare.quirk_markdown(quirks)
+    assert f"{len(tasks)} tasks" in readme

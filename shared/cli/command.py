@@ -106,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="comma-separated: text, native (default: both)")
     compare.add_argument("--tasks", help="a task file (default: shared/cli/compare_tasks.toml)")
     compare.add_argument("--runs", type=int, default=1, help="times through the task set")
-    compare.add_argument("--quirk", choices=QUIRKS, help="make the offline model misbehave")
+    compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
+                         help="make the offline model misbehave; all: once per quirk, as "
+                              "a Markdown table (stage 07's README)")
     compare.add_argument("--json", action="store_true", help="every number and run, as JSON")
     compare.add_argument("--markdown", action="store_true",
                          help="the summary as a Markdown table (the README's)")

@@ -322,6 +322,35 @@ def markdown(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def quirk_summaries(tasks: list[Task], protocols: list[str]) -> dict[str, dict]:
+    """The offline model with no quirk, then with each: quirk -> summary. Deterministic."""
+    from ..providers.offline import QUIRKS
+
+    out = {}
+    for quirk in ("", *QUIRKS):
+        provider = build_provider("offline", **({"quirk": quirk} if quirk else {}))
+        out[quirk or "none"] = summarise(compare(provider, protocols, tasks))
+    return out
+
+
+def quirk_markdown(summaries: dict[str, dict]) -> str:
+    """Per quirk and protocol: well-formed calls, right answers, iterations, what broke."""
+    protocols = list(next(iter(summaries.values())))
+    cells = ["well-formed", "right answers", "iterations", "errors"]
+    lines = ["| quirk | " + " | ".join(f"{p}: {c}" for p in protocols for c in cells) + " |",
+             "|---|" + "---:|---:|---:|---|" * len(protocols)]
+    for quirk, summary in summaries.items():
+        row = []
+        for protocol in protocols:
+            s = summary[protocol]
+            broke = ", ".join(f"{kind} {n}" for kind, n in s["errors"].items()
+                              if kind not in ("missed_call", "unneeded_call")) or "–"
+            row += [f"{s['well_formed']}/{s['calls']}", f"{s['answer_ok']}/{s['runs']}",
+                    str(s["iterations"]), broke]
+        lines.append(f"| `{quirk}` | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
 def html_report(summary: dict, results: list[Result], title: str) -> str:
     """A page that opens from file:// with nothing fetched: an SVG bar chart, the table,
     and every task's row. The chart is drawn by hand: five bars a protocol need no library."""
@@ -400,6 +429,12 @@ def cmd_compare(args, console: Console) -> int:
         if protocol not in PROTOCOLS:
             raise CLIError(f"no protocol {protocol!r}: choose from {', '.join(PROTOCOLS)}")
     tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
+    if args.quirk == "all":  # the offline model, once per quirk: the README's quirk table
+        if args.provider not in (None, "offline"):
+            raise CLIError("--quirk all runs the offline model: leave out --provider")
+        summaries = quirk_summaries(tasks, protocols)
+        print(json.dumps(summaries, indent=1) if args.json else quirk_markdown(summaries))
+        return 0
     name, _ = choose_provider(args.provider)
     try:
         provider = build_provider(name, args.model, **({"quirk": args.quirk}
