@@ -165,3 +165,18 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
     quirks = compare.quirk_summaries(tasks, ["text", "native"])
     assert blocks["tao compare --quirk all"] == compare.quirk_markdown(quirks)
     assert f"{len(tasks)} tasks" in readme
+
+
+def test_tao_compare_record_then_replay_gives_the_same_json(tmp_path):
+    recording = tmp_path / "run.json"
+    first = run_tao("compare", "--quirk", "prose", "--json", "--record", str(recording))
+    again = run_tao("compare", "--provider", f"replay:{recording}", "--json")
+    assert first.returncode == again.returncode == 0, again.stderr
+    live, replayed = json.loads(first.stdout), json.loads(again.stdout)
+    assert "recorded from offline" in replayed["provider"]
+    for data in (live, replayed):
+        for summary in data["summary"].values():
+            summary.pop("seconds")
+        for row in data["results"]:
+            row.pop("seconds")
+    assert replayed["summary"] == live["summary"] and replayed["results"] == live["results"]

@@ -75,6 +75,7 @@ class Recorder(Provider):
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """The wrapped turn, unchanged; its request and reply (or fault) are written."""
         entry = {"request": request_record(messages, system, tools, options)}
+        entry["request"]["model"] = self.provider.describe()  # who answered: not compared
         shown: list[str] = []
         try:
             for item in self.provider.turn(messages, system, tools, options):
@@ -113,6 +114,8 @@ class ReplayProvider(ScriptedProvider):
     def __init__(self, entries: list[dict], replies, source: str = "replay"):
         super().__init__(replies, model=source)
         self.requests = [entry.get("request") for entry in entries]
+        self.recorded_from = next((r["model"] for r in self.requests
+                                   if isinstance(r, dict) and r.get("model")), "")
 
     @classmethod
     def from_recording(cls, path: str) -> ReplayProvider:
@@ -122,8 +125,9 @@ class ReplayProvider(ScriptedProvider):
         return cls(entries, script.replies, Path(path).name)
 
     def describe(self) -> str:
-        """Which recording answers."""
-        return f"replay of {self.model} (recorded; nothing is sent)"
+        """Which recording answers, and which model it was recorded from."""
+        source = f", recorded from {self.recorded_from}" if self.recorded_from else ""
+        return f"replay of {self.model}{source}; nothing is sent"
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
