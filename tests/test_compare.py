@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from xml.etree import ElementTree
 
 import pytest
 from helpers import run_tao
@@ -128,7 +129,10 @@ def test_json_and_html_outputs(tmp_path):
     assert set(data["summary"]) == {"text", "native"}
     assert len(data["results"]) == 2 * data["tasks"]
     page = report.read_text()
-    assert "<svg" in page and "<rect" in page
+    svg = ElementTree.fromstring(page[page.index("<svg"):page.index("</svg>") + 6])
+    bars = [e for e in svg.iter() if e.tag.endswith("rect") and e.find("{*}title") is not None]
+    assert len(bars) == 4 * 2  # four measures, two protocols
+    assert all(0 <= float(bar.get("height")) <= 200 for bar in bars)
     assert not re.search(r"(src|href)\s*=\s*['\"]?https?:", page)  # opens with no network
 
 

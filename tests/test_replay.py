@@ -135,3 +135,11 @@ def test_no_key_reaches_a_recording_even_one_the_server_echoes(kind, tmp_path):
     assert key not in saved and "0123456789" not in saved
     assert saved.count("[key hidden]") == 3, saved  # two in the reply, one in the request
     assert "authorization" not in saved.lower() and "x-api-key" not in saved.lower()
+
+
+def test_recording_changes_nothing_on_screen_not_even_the_wire_view(tmp_path):
+    plain = run_stage("06", "--show-wire", stdin=QUESTIONS)
+    recorded = run_stage("06", "--show-wire", "--record", str(tmp_path / "run.json"),
+                         stdin=QUESTIONS)
+    assert screen(recorded.stdout) == screen(plain.stdout) and "request · POST" in plain.stdout
+    assert len(json.loads((tmp_path / "run.json").read_text())) >= 2
