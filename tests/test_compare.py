@@ -184,3 +184,17 @@ def test_tao_compare_record_then_replay_gives_the_same_json(tmp_path):
         for row in data["results"]:
             row.pop("seconds")
     assert replayed["summary"] == live["summary"] and replayed["results"] == live["results"]
+
+
+def test_a_replay_that_no_longer_matches_stops_the_comparison(tmp_path):
+    recording = tmp_path / "run.json"
+    assert run_tao("compare", "--json", "--record", str(recording)).returncode == 0
+    out = run_tao("compare", "--provider", f"replay:{recording}", "--protocols", "native")
+    assert out.returncode == 2 and "request 1 differs" in out.stderr  # not 32 wrong rows
+
+
+def test_a_task_file_with_a_mistake_is_one_line(tmp_path):
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_text('[[task]]\nid = "x"\nkind = "one_call"\nprompt = "hi"\ntool = "now"\n')
+    out = run_tao("compare", "--tasks", str(tasks))
+    assert out.returncode == 2 and "[[task]]" in out.stderr and out.stdout == ""

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..providers import ProviderError, Tool, build_provider, choose_provider
-from ..providers.replay import Recorder
+from ..providers.replay import Divergence, Recorder
 from .repo import CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
@@ -87,6 +87,7 @@ class Result:
     iterations: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    estimated: bool = False  # the counts are the model's estimate (the offline model's)
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     answer: str = ""
@@ -173,11 +174,14 @@ def run_task(task: Task, protocol: str, loop, provider) -> Result:
     def count(reply):
         usage["in"] += int(reply.usage.get("input_tokens", 0))
         usage["out"] += int(reply.usage.get("output_tokens", 0))
+        result.estimated = result.estimated or bool(reply.usage.get("estimated"))
 
     provider.on_reply = count
     started = time.perf_counter()
     try:
         answer = loop.agent_step(task.prompt, [], provider, loop.build_agent_system(), grader)
+    except Divergence:
+        raise  # a replay that no longer matches: no number after this one would be real
     except ProviderError as exc:
         answer = ""
         result.errors.append("provider")
@@ -276,6 +280,7 @@ def summarise(results: list[Result]) -> dict[str, dict]:
             "iterations": sum(r.iterations for r in rows),
             "tokens_in": sum(r.tokens_in for r in rows),
             "tokens_out": sum(r.tokens_out for r in rows),
+            "tokens_estimated": any(r.estimated for r in rows),
             "seconds": round(sum(r.seconds for r in rows), 3),
             "errors": dict(sorted(errors.items())),
         }
@@ -289,7 +294,8 @@ ROWS = [("well-formed calls", lambda s: f"{s['well_formed']}/{s['calls']}"),
         ("calls not needed", lambda s: str(s["unneeded_calls"])),
         ("calls missed", lambda s: str(s["missed_calls"])),
         ("iterations", lambda s: str(s["iterations"])),
-        ("tokens in / out", lambda s: f"{s['tokens_in']} / {s['tokens_out']}"),
+        ("tokens in / out", lambda s: f"{s['tokens_in']} / {s['tokens_out']}"
+                                      + (" (estimated)" if s["tokens_estimated"] else "")),
         ("wall time", lambda s: f"{s['seconds']:.2f} s")]
 
 
@@ -452,7 +458,12 @@ def cmd_compare(args, console: Console) -> int:
     except (ProviderError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     title = f"tao compare · {provider.describe()} · {len(tasks)} tasks × {args.runs}"
-    results = _run_with_progress(provider, protocols, tasks, args.runs, console, args.json)
+    try:
+        results = _run_with_progress(provider, protocols, tasks, args.runs, console,
+                                     args.json)
+    except Divergence as exc:
+        raise CLIError(f"{exc} (was the recording made with the same tasks, protocols "
+                       "and --runs?)") from None
     summary = summarise(results)
     if args.html:
         Path(args.html).write_text(html_report(summary, results, title), encoding="utf-8")

@@ -106,6 +106,10 @@ class Recorder(Provider):
                                 f"({exc.strerror})") from None
 
 
+class Divergence(ProviderError):
+    """The stage sent a request the recording does not hold: the replay cannot go on."""
+
+
 class ReplayProvider(ScriptedProvider):
     """Answers from a recording, and stops at the first request that differs from it."""
 
@@ -137,10 +141,10 @@ class ReplayProvider(ScriptedProvider):
             now = _hidden(request_record(messages, system, tools, options), ())
             difference = divergence(self.requests[number - 1], now)
             if difference:
-                raise ProviderError(f"replay: request {number} differs {difference}")
+                raise Divergence(f"replay: request {number} differs {difference}")
         elif number > len(self.replies):
-            raise ProviderError(f"replay: the recording ends after request {number - 1}, "
-                                f"and the stage sent request {number}")
+            raise Divergence(f"replay: the recording ends after request {number - 1}, "
+                             f"and the stage sent request {number}")
         yield from super().turn(messages, system, tools, options)
 
 
