@@ -198,3 +198,9 @@ def test_a_task_file_with_a_mistake_is_one_line(tmp_path):
     tasks.write_text('[[task]]\nid = "x"\nkind = "one_call"\nprompt = "hi"\ntool = "now"\n')
     out = run_tao("compare", "--tasks", str(tasks))
     assert out.returncode == 2 and "[[task]]" in out.stderr and out.stdout == ""
+
+
+def test_a_hostile_tool_name_is_graded_not_crashed_on():
+    replies = ['{"tool": {"name": "calculator"}, "args": {}}', "It is 391."]
+    result = graded("text", replies)
+    assert result.missed_call and not result.right_tool and result.answer_ok

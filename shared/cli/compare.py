@@ -28,6 +28,7 @@ from rich.table import Table
 
 from ..providers import ProviderError, Tool, build_provider, choose_provider
 from ..providers.replay import Divergence, Recorder
+from ..trace import Trace
 from .repo import CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
@@ -149,21 +150,26 @@ class Grader:
         self.iterations, self.calls, self.results, self.coached = 0, [], [], 0
 
     def iteration(self, number: int) -> None:
+        """Keep the iteration count: one model call each."""
         self.iterations = number
 
     def act(self, name, args, call_id=None) -> None:
+        """Keep a call the loop ran (or tried to: an unknown tool is a call too)."""
         self.calls.append({"name": name, "args": args})
 
     def observe(self, name, result, call_id=None) -> None:
+        """Keep a tool's result, or count a near miss coached."""
         if name is None:  # stage 06's near-miss coaching: a call written wrong
             self.coached += 1
         else:
             self.results.append(str(result))
 
     def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return lambda *args, **kwargs: None  # think, stream_delta ...: nothing to keep
+        """Trace's other methods (think, stream_delta...): nothing to keep. Like SILENT,
+        it answers to Trace's methods only, so a misspelt trace call fails here too."""
+        if name.startswith("_") or not callable(getattr(Trace, name, None)):
+            raise AttributeError(f"a trace has no method {name!r}")
+        return lambda *args, **kwargs: None
 
 
 def run_task(task: Task, protocol: str, loop, provider) -> Result:
@@ -217,8 +223,7 @@ def grade(task: Task, result: Result, grader: Grader, answer: str, loop) -> None
         errors.append("call_as_answer")
     result.attempts = len(grader.calls) + grader.coached + bool(left_as_answer)
     result.malformed = grader.coached + broken + bool(left_as_answer)
-    called = [c["name"] for c in grader.calls if c["name"] in task.tools or
-              _is_tool(c["name"], loop)]
+    called = [c["name"] for c in grader.calls if _is_tool(c["name"], loop)]
     result.unneeded_call = not task.tools and bool(grader.calls)
     result.missed_call = any(name not in called for name in task.tools)
     result.right_tool = (set(called) == set(task.tools)) and not (
@@ -242,7 +247,9 @@ def grade(task: Task, result: Result, grader: Grader, answer: str, loop) -> None
 
 
 def _is_tool(name, loop) -> bool:
-    """True if `name` is a tool of this loop's registry."""
+    """True if `name` is a tool of this loop's registry (a model may send any JSON)."""
+    if not isinstance(name, str):
+        return False
     names = loop.TOOLS if isinstance(loop.TOOLS, dict) else [t.name for t in loop.TOOLS]
     return name in names
 
@@ -251,9 +258,13 @@ def _holds(args, wanted: dict) -> bool:
     """True if each wanted argument is there and holds each substring (spaces ignored)."""
     if not isinstance(args, dict):
         return False
-    squash = lambda text: "".join(str(text).split()).lower()  # noqa: E731
-    return all(key in args and all(squash(part) in squash(args[key]) for part in parts)
+    return all(key in args and all(_squash(part) in _squash(args[key]) for part in parts)
                for key, parts in wanted.items())
+
+
+def _squash(text) -> str:
+    """`text` without spaces, lower case: `17*23` holds `17 * 23`'s pieces."""
+    return "".join(str(text).split()).lower()
 
 
 # ---------------------------------------------------------------- the summary
