@@ -128,11 +128,16 @@ def test_json_and_html_outputs(tmp_path):
     data = json.loads(out.stdout)
     assert set(data["summary"]) == {"text", "native"}
     assert len(data["results"]) == 2 * data["tasks"]
+    for protocol, summary in data["summary"].items():  # the kinds add up to the whole
+        cells = [cells[protocol].split("/") for cells in data["by_kind"].values()]
+        assert sum(int(right) for right, _ in cells) == summary["answer_ok"]
+        assert sum(int(runs) for _, runs in cells) == data["tasks"]
     page = report.read_text()
     svg = ElementTree.fromstring(page[page.index("<svg"):page.index("</svg>") + 6])
     bars = [e for e in svg.iter() if e.tag.endswith("rect") and e.find("{*}title") is not None]
     assert len(bars) == 4 * 2  # four measures, two protocols
     assert all(0 <= float(bar.get("height")) <= 200 for bar in bars)
+    assert "by kind of task" in page
     assert not re.search(r"(src|href)\s*=\s*['\"]?https?:", page)  # opens with no network
 
 

@@ -324,6 +324,29 @@ def table(summary: dict, title: str) -> Table:
     return grid
 
 
+def by_kind(results: list[Result]) -> dict[str, dict[str, str]]:
+    """Task kind -> protocol -> "right answers/runs": where each protocol loses its points."""
+    out: dict[str, dict[str, str]] = {}
+    for result in results:
+        cell = out.setdefault(result.kind, {}).setdefault(result.protocol, [0, 0])
+        cell[0] += result.answer_ok
+        cell[1] += 1
+    return {kind: {protocol: f"{right}/{runs}" for protocol, (right, runs) in cells.items()}
+            for kind, cells in out.items()}
+
+
+def kind_table(kinds: dict[str, dict[str, str]]) -> Table:
+    """Right answers per task kind, one column per protocol."""
+    protocols = list(dict.fromkeys(p for cells in kinds.values() for p in cells))
+    grid = Table(title="right answers, by kind of task", title_justify="left")
+    grid.add_column("kind")
+    for protocol in protocols:
+        grid.add_column(protocol, justify="right")
+    for kind, cells in kinds.items():
+        grid.add_row(kind, *(cells.get(p, "–") for p in protocols))
+    return grid
+
+
 def next_steps(summary: dict) -> list[str]:
     """One line per failure kind seen: where it happened, and the fix the kit teaches."""
     kinds = sorted({kind for s in summary.values() for kind in s["errors"]})
@@ -416,11 +439,17 @@ def html_report(summary: dict, results: list[Result], title: str) -> str:
         f"<td>{'✓' if r.answer_ok else '✗'}</td><td>{html.escape(', '.join(r.errors))}</td>"
         f"<td>{html.escape(r.answer[:160])}</td></tr>" for r in results)
     steps = "".join(f"<li>{html.escape(line)}</li>" for line in next_steps(summary))
+    kinds = by_kind(results)
+    kind_rows = "".join(f"<tr><td>{html.escape(kind)}</td>" + "".join(
+        f"<td>{cells.get(p, '–')}</td>" for p in summary) + "</tr>"
+        for kind, cells in kinds.items())
     return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
             "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:"
             "collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}</style>"
             f"<h1>{html.escape(title)}</h1>{svg_chart(summary)}"
-            f"<table><tr><th></th>{head}</tr>{body}</table><h2>Next steps</h2><ul>{steps}</ul>"
+            f"<table><tr><th></th>{head}</tr>{body}</table>"
+            f"<h2>Right answers, by kind of task</h2><table><tr><th>kind</th>{head}</tr>"
+            f"{kind_rows}</table><h2>Next steps</h2><ul>{steps}</ul>"
             "<h2>Every task</h2><table><tr><th>task</th><th>protocol</th><th>kind</th>"
             f"<th>tool</th><th>args</th><th>answer</th><th>errors</th><th>said</th></tr>{tasks}"
             "</table>")
@@ -480,13 +509,14 @@ def cmd_compare(args, console: Console) -> int:
         Path(args.html).write_text(html_report(summary, results, title), encoding="utf-8")
     if args.json:
         print(json.dumps({"provider": provider.describe(), "tasks": len(tasks),
-                          "runs": args.runs, "summary": summary,
+                          "runs": args.runs, "summary": summary, "by_kind": by_kind(results),
                           "results": [asdict(r) for r in results]}, indent=1))
         return 0
     if args.markdown:
         print(markdown(summary))
         return 0
     console.print(table(summary, title))
+    console.print(kind_table(by_kind(results)))
     for line in next_steps(summary):
         console.print(f"• {line}", markup=False, highlight=False)
     if args.html:
