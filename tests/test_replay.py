@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from helpers import load_stage, run_stage
 
+from shared.cli.stage_verbs import DEMOS
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
-from shared.providers.replay import Recorder, ReplayProvider
+from shared.providers.replay import Recorder, ReplayProvider, divergence
 from shared.stage_main import connect
 from shared.trace import Trace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
+from regenerate import normalised  # noqa: E402  (the golden transcripts' normalising)
 
 QUESTIONS = "what is 17 * 23?\nhow many words are in 'one two three'?\n\n"
 
@@ -20,6 +26,24 @@ QUESTIONS = "what is 17 * 23?\nhow many words are in 'one two three'?\n\n"
 def screen(out: str) -> str:
     """A stage's plain trace without its timings (the one thing a replay cannot repeat)."""
     return re.sub(r"\d+\.\d+ s\b", "… s", out)
+
+
+@pytest.mark.parametrize("stage", sorted(DEMOS))
+def test_every_stage_records_its_tour_demo_and_replays_it_to_the_same_screen(stage, tmp_path):
+    argv, stdin = DEMOS[stage]
+    recording = tmp_path / "run.json"
+    first = run_stage(stage, *argv, "--record", str(recording), stdin=stdin)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(recording.read_text()), "a demo makes at least one model call"
+    again = run_stage(stage, *argv, "--provider", f"replay:{recording}", stdin=stdin)
+    assert again.returncode == 0 and "differs" not in again.stdout, again.stdout
+    assert steady(again.stdout) == steady(first.stdout)
+
+
+def steady(out: str) -> str:
+    """The screen without what no replay repeats (the tools run again: a `now` reads the
+    clock again), normalised as the golden transcripts are."""
+    return normalised(out)
 
 
 @pytest.mark.parametrize("stage", ["06", "07", "08", "09"])
@@ -143,3 +167,13 @@ def test_recording_changes_nothing_on_screen_not_even_the_wire_view(tmp_path):
                          stdin=QUESTIONS)
     assert screen(recorded.stdout) == screen(plain.stdout) and "request · POST" in plain.stdout
     assert len(json.loads((tmp_path / "run.json").read_text())) >= 2
+
+
+def test_a_clock_reading_is_no_divergence_but_any_other_change_is():
+    def request(content):
+        return {"messages": [{"role": "tool", "content": content}], "system": "", "tools": [],
+                "options": {}}
+    was = request("2026-12-01T09:18:41.722036+00:00")
+    assert divergence(was, request("2026-12-01T10:00:00.1+00:00")) == ""
+    assert "at message 1" in divergence(was, request("2026-12-01 (a date only)"))
+    assert "at message 1" in divergence(was, request("2026-12-01T09:18:41.722036+00:00 and"))

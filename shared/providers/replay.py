@@ -13,13 +13,15 @@ with the provider's secrets first.
 `ReplayProvider` answers from a recording, offline. Before each reply it compares what
 the stage sends now with what was recorded, and at the first difference it stops and
 says where ("request 3 differs at message 5: ..."): a learner who changed the loop sees
-exactly what changed on the wire.
+exactly what changed on the wire. A clock reading is not a change in the loop: ISO UTC
+timestamps (what a `now` tool returns) are compared as "a time", not as that time.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, red
 from .scripted import ScriptedProvider
 
 SHOWN = 160  # characters of a differing value quoted in a divergence report
+TIMESTAMP = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 
 
 def request_record(messages, system: str, tools, options: Options) -> dict:
@@ -152,7 +155,7 @@ def divergence(recorded: dict, now: dict) -> str:
     """Where `now` first differs from `recorded` ("at message 5: ..."), or ""."""
     old, new = recorded.get("messages", []), now.get("messages", [])
     for index, (was, is_) in enumerate(zip(old, new, strict=False), 1):
-        if was != is_:
+        if _timeless(was) != _timeless(is_):
             return f"at message {index}: recorded {_short(was)}, now {_short(is_)}"
     if len(old) != len(new):
         index = min(len(old), len(new)) + 1
@@ -164,6 +167,17 @@ def divergence(recorded: dict, now: dict) -> str:
             return (f"in its {part}: recorded {_short(recorded.get(part))}, "
                     f"now {_short(now.get(part))}")
     return ""
+
+
+def _timeless(value):
+    """`value` with every ISO UTC timestamp in its strings made the same."""
+    if isinstance(value, str):
+        return TIMESTAMP.sub("<time>", value)
+    if isinstance(value, list):
+        return [_timeless(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _timeless(item) for key, item in value.items()}
+    return value
 
 
 def _short(value) -> str:
