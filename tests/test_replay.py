@@ -31,6 +31,8 @@ def screen(out: str) -> str:
 @pytest.mark.parametrize("stage", sorted(DEMOS))
 def test_every_stage_records_its_tour_demo_and_replays_it_to_the_same_screen(stage, tmp_path):
     argv, stdin = DEMOS[stage]
+    if stage == "10":  # its demo waits on stand-ins of 1 s: the clock, and no waiting
+        stdin = "What time is it, and what is 2 + 2?\n"
     recording = tmp_path / "run.json"
     first = run_stage(stage, *argv, "--record", str(recording), stdin=stdin)
     assert first.returncode == 0, first.stderr
@@ -44,21 +46,6 @@ def steady(out: str) -> str:
     """The screen without what no replay repeats (the tools run again: a `now` reads the
     clock again), normalised as the golden transcripts are."""
     return normalised(out)
-
-
-@pytest.mark.parametrize("stage", ["06", "07", "08", "09"])
-def test_a_recorded_session_replays_offline_to_the_same_screen(stage, tmp_path):
-    recording = tmp_path / "run.json"
-    first = run_stage(stage, "--record", str(recording), stdin=QUESTIONS)
-    assert first.returncode == 0, first.stderr
-    entries = json.loads(recording.read_text())
-    assert entries and all("request" in entry for entry in entries)
-    again = run_stage(stage, "--provider", f"replay:{recording}", stdin=QUESTIONS)
-    assert again.returncode == 0, again.stderr
-    assert "replay of run.json" in again.stderr  # the announcement says who answers
-    assert "differs" not in again.stdout
-    assert screen(again.stdout) == screen(first.stdout)
-    assert "391" in first.stdout  # the session did something worth replaying
 
 
 def test_a_different_question_stops_the_replay_at_the_message_that_changed(tmp_path):

@@ -59,7 +59,7 @@ class Recorder(Provider):
 
     def __init__(self, provider: Provider, path: str | Path):
         self.provider, self.path = provider, Path(path)
-        self.entries: list[dict] = []
+        self.entries: list[str] = []  # each call, as JSON text
         self._write()  # an empty recording at once: a bad path fails before the session
 
     name = property(lambda self: self.provider.name)
@@ -96,14 +96,16 @@ class Recorder(Provider):
 
     def _add(self, entry: dict) -> None:
         """Keep one call, secrets hidden, and rewrite the file."""
-        self.entries.append(_hidden(entry, tuple(getattr(self.provider, "secrets", ()))))
+        entry = _hidden(entry, tuple(getattr(self.provider, "secrets", ())))
+        self.entries.append(json.dumps(entry, indent=1, ensure_ascii=False))
         self._write()
 
     def _write(self) -> None:
-        """The whole recording, as indented JSON (readable, and diffable in a review)."""
+        """The whole recording, as indented JSON (readable, and diffable in a review);
+        each entry is turned into text once, when it comes."""
+        text = "[\n" + ",\n".join(self.entries) + "\n]\n" if self.entries else "[]\n"
         try:
-            self.path.write_text(json.dumps(self.entries, indent=1, ensure_ascii=False) + "\n",
-                                 encoding="utf-8")
+            self.path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise ProviderError(f"--record {str(self.path)!r}: cannot write it "
                                 f"({exc.strerror})") from None
