@@ -248,7 +248,7 @@ class Trace:
         """Seconds since the request (or iteration) began, and tokens if the model said."""
         seconds = time.perf_counter() - self._mark
         line = f"{seconds:.2f} s"
-        if usage and usage.get("input_tokens") is not None:
+        if usage and (usage.get("input_tokens") is not None or usage.get("not_reported")):
             line += " · " + tokens_text(usage)
         if stop:
             line += f" · stop {stop}"
@@ -341,7 +341,7 @@ class TurnStats:
         parts = [f"{self.calls} model call{'s' if self.calls != 1 else ''}"]
         if self.iterations:
             parts.append(f"{self.iterations} iteration{'s' if self.iterations != 1 else ''}")
-        if self.usage.get("input_tokens") is not None:
+        if self.usage.get("input_tokens") is not None or self.usage.get("not_reported"):
             parts.append(tokens_text(self.usage))
         if self.stop:
             parts.append(f"stop {self.stop}")
@@ -350,10 +350,15 @@ class TurnStats:
 
 def tokens_text(usage: dict) -> str:
     """`312 in / 45 out tokens`, `(estimated)` where no API counted them (the offline
-    model), and the cache counts where the API gave them."""
+    model), the cache counts where the API gave them, and `tokens not reported by the
+    server` where a server sent none (`not_reported`), rather than no word at all."""
+    if usage.get("input_tokens") is None and usage.get("not_reported"):
+        return "tokens not reported by the server"
     text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens"
     if usage.get("estimated"):
         text += " (estimated)"
+    if usage.get("not_reported"):  # a turn of several calls, some of them not counted
+        text += " (not all reported by the server)"
     for key, label in (("cache_read_input_tokens", "cache read"),
                        ("cache_creation_input_tokens", "cache write")):
         if usage.get(key):

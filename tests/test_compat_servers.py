@@ -203,6 +203,15 @@ def test_reasoning_deltas_stay_out_of_the_text_and_reach_their_callback(field):
     assert reply.assistant_message() == {"role": "assistant", "content": "Hello!"}
 
 
+def test_a_server_that_sends_no_usage_gets_a_reply_that_says_so():
+    # llama-cpp-python's server streams no usage at all (nor does it read stream_options)
+    sse = chat_stream(chat_chunk({"content": "ok"}), chat_chunk({}, "stop"))
+    with FakeAPI("openai") as api:
+        api.queue(sse)
+        reply = ollama(base_url=api.base_url).call([{"role": "user", "content": "hi"}])
+    assert reply.text == "ok" and reply.usage == {"not_reported": True}
+
+
 def test_usage_on_the_finish_chunk():
     sse = chat_stream(chat_chunk({"content": "ok"}),
                       chat_chunk({}, "stop", usage={"prompt_tokens": 9, "completion_tokens": 1,

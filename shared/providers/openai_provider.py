@@ -131,6 +131,7 @@ class OpenAIProvider(SDKProvider):
             raise StreamBroke("the stream broke off before the reply was complete",
                               retry=True)
         reply.text, reply.reasoning = split_shown(shown)
+        reply.usage = reported(reply.usage)
         reply.tool_calls = calls.calls()
         reply.stop_reason = "refusal" if refused else STOP_REASONS.get(finish, finish)
         if reply.tool_calls and reply.stop_reason == "end_turn":
@@ -306,6 +307,15 @@ def usage_from(usage) -> dict:
     return counted
 
 
+def reported(usage: dict) -> dict:
+    """The counts the server sent, or `{"not_reported": True}` when it sent none (some
+    compatible servers send no usage while streaming): never a silent nothing."""
+    counted = {key: value for key, value in usage.items() if value is not None}
+    if counted.get("input_tokens") is None and counted.get("output_tokens") is None:
+        return {"not_reported": True}
+    return counted
+
+
 def to_openai(messages: list[dict]) -> list[dict]:
     """Internal messages -> Chat Completions messages (arguments travel as JSON strings)."""
     out: list[dict] = []
@@ -314,7 +324,9 @@ def to_openai(messages: list[dict]) -> list[dict]:
         if role == "assistant":
             if not m.get("content") and not m.get("tool_calls"):
                 continue  # an empty assistant turn is refused by the API: leave it out
-            wire: dict = {"role": "assistant", "content": m.get("content") or None}
+            # a turn of tool calls with no text carries "", not null: the one shape
+            # OpenAI, llama.cpp, llama-cpp-python, Ollama and vLLM all accept
+            wire: dict = {"role": "assistant", "content": m.get("content") or ""}
             if m.get("tool_calls"):
                 wire["tool_calls"] = [
                     {"id": c["id"], "type": "function", "function": {

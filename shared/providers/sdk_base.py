@@ -147,6 +147,53 @@ def server_message(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
+# what a server says when it could not validate a request (pydantic, FastAPI, llama.cpp)
+_MALFORMED = re.compile(r"validation error|Input should be|Field required|'loc': \(|"
+                        r"\"loc\": \[|invalid_request_error|Invalid '?\w+'? type|"
+                        r"Extra inputs are not permitted", re.IGNORECASE)
+# one complaint in the str() of a pydantic error list: where, and what it wanted
+_COMPLAINT = re.compile(r"'loc': \(([^)]*)\), 'msg': (?:'([^']*)'|\"([^\"]*)\")")
+
+
+def refused_as_malformed(said: str) -> bool:
+    """Whether a server's error message says the request itself was malformed."""
+    return bool(_MALFORMED.search(said))
+
+
+def disliked(said: str) -> str:
+    """What a refusal complains about, in one short line: `messages[2].content: Input
+    should be a valid string` from a pydantic error list, else the message itself."""
+    complaints = []
+    for parts, msg in _complaints(said):
+        path = ""
+        for part in parts:
+            if part in ("body", "typed-dict") or part.startswith("function-") or (
+                    part[:1].isupper()):  # e.g. ChatCompletionRequestAssistantMessage
+                continue  # the request body itself, and pydantic's names for union members
+            path += f"[{part}]" if part.isdigit() else (f".{part}" if path else part)
+        complaints.append((path, msg))
+    # a union of message types fails once per member: the role mismatches say nothing
+    useful = [c for c in complaints if not c[0].endswith(".role")] or complaints
+    if useful:
+        path, msg = useful[0]
+        return summarize(f"{path}: {msg}" if path else msg)
+    return summarize(said)
+
+
+def _complaints(said: str) -> list[tuple[list[str], str]]:
+    """(location parts, message) of each complaint: FastAPI's JSON `detail` list, or the
+    str() of a pydantic error list inside a message."""
+    try:
+        detail = json.loads(said).get("detail")
+    except (ValueError, AttributeError):
+        detail = None
+    if isinstance(detail, list):
+        return [([str(p) for p in d.get("loc", [])], str(d.get("msg", "")))
+                for d in detail if isinstance(d, dict)]
+    return [([p.strip().strip("'\"") for p in where.split(",") if p.strip()], one or two)
+            for where, one, two in _COMPLAINT.findall(said)]
+
+
 STATUS_FAILURES = {
     429: ("rate limited (429)", "wait a minute and try again"),
     500: ("server error (500)", "the server failed; try again shortly"),
@@ -278,12 +325,19 @@ class SDKProvider(Provider):
         if status == 404:
             return Failure(f"not found (404): {detail}",
                            "check the model name and the base URL")
+        if status >= 500 and refused_as_malformed(server_message(exc)):
+            # some servers answer a request they could not validate with a 5xx: sending
+            # it again gets the same answer, so it is sent once
+            return Failure(f"request refused ({status}): the server disliked "
+                           f"{disliked(server_message(exc))}",
+                           "the kit sent a shape this server does not accept: report it, "
+                           "with the server's name and version")
         if status in STATUS_FAILURES or status >= 500:
             what, hint = STATUS_FAILURES.get(
                 status, (f"server error ({status})", "the server failed; try again shortly"))
             return Failure(what, f"{hint} ({detail})", retry=True,
                            wait=asked_wait(getattr(exc.response, "headers", None)))
-        return Failure(f"request refused ({status}): {detail}",
+        return Failure(f"request refused ({status}): {disliked(server_message(exc))}",
                        "check the model name and the request")
 
     def _connect_hint(self) -> str:

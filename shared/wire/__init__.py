@@ -21,7 +21,7 @@ from rich.console import Console
 from ..providers.base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..providers.defaults import DEFAULT_MODELS
 from ..trace import make_console
-from .body import FLAVOURS, endpoint, flavour_of, sdk_body, sdk_provider, would_send
+from .body import FLAVOURS, body_of, endpoint, flavour_of, sdk_body, sdk_provider, would_send
 from .events import WireLog, synthesize
 from .render import elide, show_request, show_response
 
@@ -101,16 +101,21 @@ class WireTap(Provider):
 
     def _show_request(self, messages, system, tools, options: Options) -> None:
         """Build the body for this turn, keep it, and print it."""
+        where = str(self.sdk._client.base_url) if self.sdk is not None else None  # as used
+        title = f"request · POST {endpoint(self.flavour, where)}"
         if self.sdk is not None:
             body = sdk_body(self.sdk, messages, system, tools, options)
             note = "the body as sent; the API key travels in a header and is never shown"
+        elif getattr(self.provider, "in_process", False):  # a real model in this process
+            local = self.provider
+            body = body_of(local.with_options(local.request(messages, system, tools), options))
+            title = f"request · {local.name} model, in this process (no network)"
+            note = "the request as the model gets it; the prompt it becomes comes back first"
         else:
             body = would_send(self.flavour, messages, system, tools, options)
             note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
                     f"({self.provider.name} model)")
         self.last_request = body
-        where = str(self.sdk._client.base_url) if self.sdk is not None else None  # as used
-        title = f"request · POST {endpoint(self.flavour, where)}"
         show_request(self.console, body, title, note, self._secrets())
 
     def _show_response(self, log: WireLog, reply, deltas: list[str], broke: str = "") -> None:

@@ -155,6 +155,12 @@ def describe(kind: str, data: dict) -> Line:
     """One event as a log line: its kind, what it says, and its delta payload if any."""
     if kind == "chunk":
         return _describe_chunk(data)
+    if kind == "prompt":  # a model in this process: its chat template's output, as fed
+        from .render import elide
+
+        return Line(kind, f"{data.get('tokens')} tokens "
+                    + json.dumps(elide(str(data.get("text", ""))), ensure_ascii=False),
+                    (kind,))
     if kind == "content_block_delta":
         delta = data.get("delta") or {}
         dtype = delta.get("type", "?")
@@ -206,6 +212,8 @@ def _describe_chunk(data: dict) -> Line:
     if content and not isinstance(content, str):  # typed parts, say: shown as their JSON
         content = json.dumps(content, ensure_ascii=False, default=str)
     fragments = [("delta.content", content, "text")] if content else []
+    if "delta" not in choice and choice.get("text"):  # a text completion's chunk (llama.cpp)
+        fragments = [("text", choice["text"], "text")]
     for call in delta.get("tool_calls") or ():
         where = f"delta.tool_calls[{call.get('index')}]"
         function = call.get("function") or {}

@@ -323,3 +323,24 @@ OPENAI_RULES = (openai_key, openai_fields, openai_tools, openai_tool_choice, ope
 def check_openai(body: dict, headers) -> str | None:
     """What Chat Completions would refuse in this request, or None."""
     return first_problem(OPENAI_RULES, body, headers)
+
+
+# ---- server flavours: what a real compatible server refuses beyond the documented API
+
+
+def llama_cpp_python_assistant(body, headers):
+    """llama-cpp-python's request model types an assistant message's `content` as a
+    string that may be left out, but not null (its llama_types.py); pydantic then lists
+    one complaint per member of its message union, as this (abridged) copy does."""
+    for i, m in enumerate(body.get("messages") or ()):
+        if m.get("role") == "assistant" and "content" in m and m["content"] is None:
+            where = f"'loc': ('body', 'messages', {i}, 'ChatCompletionRequest"
+            return (f"2 validation errors:\n  {{'type': 'literal_error', {where}"
+                    f"SystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+                    f"'input': 'assistant'}}\n  {{'type': 'string_type', {where}"
+                    f"AssistantMessage', 'content'), 'msg': 'Input should be a valid "
+                    f"string', 'input': None}}")
+
+
+# flavour -> (its rules, the status it refuses with: llama-cpp-python answers 500)
+FLAVOURS = {"llama-cpp-python": ((llama_cpp_python_assistant,), 500)}

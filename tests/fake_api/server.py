@@ -10,7 +10,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .rules import check_anthropic, check_openai
+from .rules import FLAVOURS, check_anthropic, check_openai, first_problem
 from .streams import SSE, HTTPError, Page, invalid_request
 
 
@@ -22,9 +22,10 @@ class FakeAPI:
     (`_SERVERS`), because starting and stopping one per test cost more than many tests.
     """
 
-    def __init__(self, kind: str):
-        assert kind in ("anthropic", "openai")
+    def __init__(self, kind: str, flavour: str | None = None):
+        assert kind in ("anthropic", "openai") and (flavour is None or flavour in FLAVOURS)
         self.kind = kind
+        self.flavour = flavour  # a real server's own refusals on top (rules.FLAVOURS)
         self.responses: list[SSE | HTTPError] = []
         self.requests: list[dict] = []
         self.violations: list[str] = []
@@ -62,6 +63,14 @@ class FakeAPI:
             if problem:
                 self.violations.append(problem)
                 return invalid_request(self.kind, problem)
+            if self.flavour:
+                rules, status = FLAVOURS[self.flavour]
+                problem = first_problem(rules, body, headers)
+                if problem:
+                    self.violations.append(problem)
+                    return HTTPError(status, {"error": {
+                        "message": problem, "type": "internal_server_error",
+                        "param": None, "code": None}})
             if not self.responses:
                 return HTTPError(500, {"error": {"message": "fake API: nothing queued"}})
             return self.responses.pop(0)
