@@ -478,8 +478,9 @@ def cmd_compare(args, console: Console) -> int:
     protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
     for protocol in protocols:
         if protocol == "constrained":
-            raise CLIError("constrained decoding needs the local model's grammar option, "
-                           "and --provider local is not in this kit yet")
+            raise CLIError("constrained (stage 06's JSON line under the local model's "
+                           "grammar) is not in tao compare yet; --provider local runs text "
+                           "and native")
         if protocol not in PROTOCOLS:
             raise CLIError(f"no protocol {protocol!r}: choose from {', '.join(PROTOCOLS)}")
     tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
