@@ -209,3 +209,22 @@ def test_a_hostile_tool_name_is_graded_not_crashed_on():
     replies = ['{"tool": {"name": "calculator"}, "args": {}}', "It is 391."]
     result = graded("text", replies)
     assert result.missed_call and not result.right_tool and result.answer_ok
+
+
+def test_a_recorded_run_of_the_real_local_model_replays_through_both_loops():
+    """SmolLM2-135M (--provider local) on four tasks, recorded: output no one here wrote.
+    The loops must still send exactly what they sent then, and its words must be what
+    gets graded; a reply cut off at the token limit is no right answer."""
+    from helpers import ROOT
+
+    folder = ROOT / "tests" / "recordings"
+    recording = folder / "local_smollm2.json"
+    said = [entry["text"] for entry in json.loads(recording.read_text())]
+    results = compare.compare(ReplayProvider.from_recording(str(recording)),
+                              ["text", "native"],
+                              compare.load_tasks(folder / "local_smollm2_tasks.toml"))
+    assert len(results) == 8
+    for result in results:
+        assert any(text and text.strip()[:40] in result.answer for text in said), result
+        if "cut_off" in result.errors:
+            assert not result.answer_ok

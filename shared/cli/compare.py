@@ -234,7 +234,7 @@ def grade(task: Task, result: Result, grader: Grader, answer: str, loop) -> None
     said = answer.lower()
     # an answer built on a call that should not have been made is not a right answer
     result.answer_ok = (bool(answer) and not answer.startswith("Stopped:")
-                        and not result.unneeded_call
+                        and "[the reply was cut off" not in answer and not result.unneeded_call
                         and all(part.lower() in said for part in task.answer))
     if answer.startswith("Stopped:"):
         errors.append("iteration_cap")
