@@ -56,9 +56,10 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
         description=lines[0] if lines else None,
         epilog="With no key set, the built-in offline model answers.",
     )
-    parser.add_argument("--provider", choices=PROVIDERS,
+    parser.add_argument("--provider", type=provider_name,
+                        metavar="{" + ",".join(PROVIDERS) + ",replay:FILE}",
                         help="which model answers (default: TAO_PROVIDER, else a key, "
-                             "else offline)")
+                             "else offline); replay:FILE answers from a --record file")
     parser.add_argument("--model", help="model name (default: TAO_MODEL, else the provider's)")
     parser.add_argument("--save-trace", metavar="FILE.svg|.html", type=trace_path,
                         help="also save what was shown, as SVG or HTML, however the "
@@ -68,6 +69,9 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
                         help="print each request body and the response events as they go "
                              "over the wire; with the offline model, as they would go to "
                              "API (anthropic, the default, or openai)")
+    parser.add_argument("--record", metavar="FILE.json",
+                        help="write every request and reply to FILE, keys hidden, to "
+                             "replay later with --provider replay:FILE")
     parser.add_argument("--quirk", choices=QUIRKS,
                         help="make the offline model misbehave like a real one (for watching "
                              "the loop cope)")
@@ -78,6 +82,14 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
                                  "registry; needs --provider local)")
         parser.set_defaults(registry=registry)
     return parser
+
+
+def provider_name(value: str) -> str:
+    """`value` if it names a provider, or a recording to replay (replay:FILE)."""
+    if value in PROVIDERS or (value.startswith("replay:") and value != "replay:"):
+        return value
+    raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from "
+                                     f"{', '.join(PROVIDERS)}, or replay:FILE)")
 
 
 def trace_path(value: str) -> str:
@@ -130,20 +142,26 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
     provider = build_provider(name, args.model or env.get("TAO_MODEL") or None, **extra)
     announce(provider, why)
     trace = Trace(save=args.save_trace)
-    return Session(connect(provider, trace, show_wire), trace)
+    return Session(connect(provider, trace, show_wire, getattr(args, "record", None)), trace)
 
 
-def connect(provider: Provider, trace: Trace, show_wire: str | None = None) -> Provider:
+def connect(provider: Provider, trace: Trace, show_wire: str | None = None,
+            record: str | None = None) -> Provider:
     """Point `provider`'s hooks at `trace`: each reply's numbers and each retry note reach
     the screen, and its secrets are hidden from everything shown. With `show_wire` (an
     API's name), return it wrapped in a WireTap that prints each request and its events
-    on the trace's console."""
+    on the trace's console; with `record` (a path), wrapped in a Recorder that writes
+    each request and reply there, keys hidden."""
     provider.on_notice = trace.note
     trace.secrets = tuple(getattr(provider, "secrets", ()))  # hidden, whoever echoes them
     if show_wire:
         from .wire import WireTap  # only a session that shows the wire pays for it
 
         provider = WireTap(provider, trace.console, show_wire)
+    if record:
+        from .providers.replay import Recorder
+
+        provider = Recorder(provider, record)
     provider.on_reply = trace.model_reply
     return provider
 

@@ -2,9 +2,10 @@
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
+    tao compare [--provider P] [--protocols text,native] [--tasks FILE] [--runs N]
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
-`stage_diff`, `exercise_verbs` or `exercise_watch`; this module only declares the
+`stage_diff`, `exercise_verbs`, `exercise_watch` or `compare`; this module only declares the
 arguments and dispatches.
 """
 
@@ -13,7 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..providers.offline import QUIRKS
 from ..trace import make_console
+from .compare import cmd_compare
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .repo import CLIError
@@ -92,12 +95,34 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Show the reference solution of an exercise. "
                                             "Only once your own passes its tests.")
     solution.add_argument("exercise", help="exercise number, e.g. 3")
+    compare = verbs.add_parser("compare", help="text protocol against native calls, graded",
+                               description="Run the same tasks through stage 06's text "
+                                           "protocol and stage 07's native calls, grade "
+                                           "each run, and show the numbers side by side.")
+    compare.add_argument("--provider", help="which model answers (default: as a stage "
+                                            "picks; replay:FILE answers from a recording)")
+    compare.add_argument("--model", help="model name")
+    compare.add_argument("--protocols", default="text,native",
+                         help="comma-separated: text, native (default: both)")
+    compare.add_argument("--tasks", help="a task file (default: shared/cli/compare_tasks.toml)")
+    compare.add_argument("--runs", type=int, default=1, help="times through the task set")
+    compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
+                         help="make the offline model misbehave; all: once per quirk, as "
+                              "a Markdown table (stage 07's README)")
+    compare.add_argument("--json", action="store_true", help="every number and run, as JSON")
+    compare.add_argument("--markdown", action="store_true",
+                         help="the summary as a Markdown table (the README's)")
+    compare.add_argument("--html", metavar="FILE.html", help="also write a report with a chart")
+    compare.add_argument("--record", metavar="FILE.json",
+                         help="record every request and reply, to replay with "
+                              "--provider replay:FILE")
     return parser
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
             "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
-            "reset": cmd_reset, "solution": cmd_solution}
+            "reset": cmd_reset, "solution": cmd_solution,
+            "compare": cmd_compare}
 
 
 def main(argv: list[str] | None = None) -> int:

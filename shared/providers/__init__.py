@@ -43,6 +43,10 @@ def choose_provider(name: str | None = None, env=None) -> tuple[str, str]:
 
 def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
     """Build the named provider; a clear ProviderError for a bad name or a missing key."""
+    if name.startswith("replay:"):  # a recording answers, offline (shared/providers/replay.py)
+        from .replay import ReplayProvider
+
+        return ReplayProvider.from_recording(name.removeprefix("replay:"))
     name = name.strip().lower()
     if name == "anthropic":
         from .anthropic_provider import AnthropicProvider
@@ -64,7 +68,8 @@ def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
         return OfflineProvider(model, **kwargs)
     if name == "scripted":  # replays TAO_SCRIPT: how the tests drive a stage's process
         return ScriptedProvider.from_file(os.environ.get("TAO_SCRIPT", ""))
-    raise ProviderError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}")
+    raise ProviderError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}, "
+                        "or replay:FILE")
 
 
 def get_provider(name: str | None = None, model: str | None = None, **kwargs) -> Provider:

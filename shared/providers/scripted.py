@@ -33,9 +33,10 @@ class ScriptedProvider(Provider):
         self.calls: list[dict] = []
 
     @classmethod
-    def from_file(cls, path: str) -> ScriptedProvider:
-        """Replies from the JSON file `path` (TAO_SCRIPT); any mistake is one clear line."""
-        where = f"scripted: TAO_SCRIPT={path!r}"
+    def from_file(cls, path: str, what: str = "") -> ScriptedProvider:
+        """Replies from the JSON file `path` (TAO_SCRIPT, or a recording: each entry may
+        also hold the "request" that got it); any mistake is one clear line."""
+        where = what or f"scripted: TAO_SCRIPT={path!r}"
         if not path:
             raise ProviderError(f"scripted: set TAO_SCRIPT to a file holding {SCRIPT_SHAPE}")
         try:
@@ -79,6 +80,8 @@ def _entry(item, number: int, where: str) -> str | Reply | ProviderError:
     """One script entry as a reply (or a fault); a wrong shape is a ProviderError."""
     if isinstance(item, str):
         return item
+    if isinstance(item, dict) and "request" in item:  # a recording's entry: the reply is the rest
+        item = {key: value for key, value in item.items() if key != "request"}
     if isinstance(item, dict) and "error" in item and _fits(item, error=str, partial=str):
         fault = ProviderError(item["error"])
         fault.partial = item.get("partial", "")  # the text streamed before the failure
@@ -87,7 +90,7 @@ def _entry(item, number: int, where: str) -> str | Reply | ProviderError:
             isinstance(call, dict) for call in item.get("tool_calls", [])):
         # names and args are kept as given, any JSON value: tests send hostile calls
         calls = [ToolCall(str(call.get("id", f"call_{number}_{i}")), call.get("name", ""),
-                          call.get("args", {}))
+                          call.get("args", {}), str(call.get("error", "")))
                  for i, call in enumerate(item.get("tool_calls", []), 1)]
         stop = item.get("stop_reason", "tool_use" if calls else "end_turn")
         # counts as whole numbers, as the SDK providers give them: a stage adds them up

@@ -1,0 +1,537 @@
+"""`tao compare`: the same tasks through the text protocol and native calls, graded.
+
+    tao compare [--provider P] [--protocols text,native] [--tasks FILE] [--runs N]
+                [--quirk Q] [--json] [--html FILE] [--markdown] [--record FILE]
+
+Each task (compare_tasks.toml) goes through the kit's own loops, imported, never copied:
+stage 06's `agent_step` (the JSON-line protocol, near-miss coaching included) for
+`text`, stage 07's for `native`. Both get the same registry: the stages' three tools
+plus stage 10's stand-ins, made instant, and a clock that stands still, so a run can be
+recorded (`--record`) and replayed (`--provider replay:FILE`) to the same numbers.
+
+A grading trace listens to each loop as a screen would (`act`, `observe`, `think`), and
+a task says, in data, which tools it needs, what their arguments must hold and what the
+answer must say. Each failure kind names the fix the kit teaches for it (FIXES).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ..providers import ProviderError, Tool, build_provider, choose_provider
+from ..providers.replay import Divergence, Recorder
+from ..trace import Trace
+from .repo import CLIError, load_stage
+
+TASKS = Path(__file__).with_name("compare_tasks.toml")
+PROTOCOLS = {"text": ("06", "stage 06: one JSON line, parsed"),
+             "native": ("07", "stage 07: the API's own tool calls")}
+STAND_INS = ("search", "lookup")  # stage 10's, added to both registries
+FROZEN_NOW = "2026-01-02T03:04:05+00:00"  # what `now` says in a comparison: runs replay
+
+# each failure kind, and the fix the kit teaches for it
+FIXES = {
+    "near_miss": "near-miss coaching (stage 06) tells the model what was wrong; "
+                 "native calls (stage 07) have no format to get wrong",
+    "call_as_answer": "a call the parser missed became the answer: native calls (stage 07), "
+                      "or constrained decoding so only the JSON line can be written",
+    "broken_args": "constrained decoding (a grammar) keeps arguments valid JSON; the loop "
+                   "feeds the error back so the model can retry (stage 07)",
+    "unknown_tool": "the registry's error names the real tools (stage 06); native calls "
+                    "send the tool list as schema, not prose",
+    "missing_arg": "the schema's `required` list (stage 07) and an error the model reads",
+    "tool_error": "errors as observations (stage 05): the model reads what went wrong",
+    "missed_call": "native calls with tool_choice=\"required\" (stage 07), or clearer "
+                   "tool descriptions in the registry (stage 06)",
+    "unneeded_call": "tool_choice=\"none\" for a turn that needs no tool (stage 07)",
+    "iteration_cap": "a budget: MAX_ITERATIONS, and an honest summary at the cap (stage 09)",
+    "cut_off": "a budget for the reply: max_tokens, and stop reasons as data (stage 09)",
+    "provider": "the provider's error, as one line: see `tao doctor`",
+}
+
+
+@dataclass
+class Task:
+    """One task: the prompt, and what a right run does, in a form a program can check."""
+
+    id: str
+    kind: str
+    prompt: str
+    tools: list[str] = field(default_factory=list)  # needed, in order; [] needs none
+    args: dict = field(default_factory=dict)  # tool -> argument -> substrings it must hold
+    answer: list[str] = field(default_factory=list)  # the final answer holds each of these
+
+
+@dataclass
+class Result:
+    """One task through one protocol: what happened, and how it grades."""
+
+    task: str
+    kind: str
+    protocol: str
+    calls: list[dict] = field(default_factory=list)
+    attempts: int = 0  # calls written, well-formed or not
+    malformed: int = 0
+    right_tool: bool = False
+    right_args: bool = False
+    answer_ok: bool = False
+    unneeded_call: bool = False
+    missed_call: bool = False
+    iterations: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    estimated: bool = False  # the counts are the model's estimate (the offline model's)
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    answer: str = ""
+
+
+def load_tasks(path: Path = TASKS) -> list[Task]:
+    """The tasks in `path`; a mistake in the file is a CLIError naming the task."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CLIError(f"--tasks {str(path)!r}: cannot read it ({exc})") from None
+    try:
+        return [Task(**entry) for entry in data["task"]]
+    except (KeyError, TypeError) as exc:
+        raise CLIError(f"--tasks {str(path)!r}: each [[task]] needs id, kind and prompt, "
+                       f"and only tools, args, answer besides ({exc})") from None
+
+
+# ---------------------------------------------------------------- the loops, as imported
+
+
+def instant(run):
+    """Stage 10's stand-in `run` with no delay, run to its end even if it is async."""
+    def quick(args: dict) -> str:
+        import asyncio  # only a stand-in's call pays for it
+        import inspect
+
+        result = run({**args, "seconds": 0} if isinstance(args, dict) else args)
+        return asyncio.run(result) if inspect.iscoroutine(result) else result
+    quick.__doc__ = run.__doc__
+    return quick
+
+
+def frozen_now(args: dict) -> str:
+    """return the current UTC time. No arguments."""
+    return FROZEN_NOW
+
+
+def load_protocol(protocol: str):
+    """The stage loop for `protocol`, with the shared registry in place (see the docstring)."""
+    stand_ins = [t for t in load_stage("10", "tools").TOOLS if t.name in STAND_INS]
+    loop = load_stage(PROTOCOLS[protocol][0], "loop")
+    if isinstance(loop.TOOLS, dict):  # stage 06: name -> function, its docstring the prompt
+        loop.TOOLS["now"] = frozen_now
+        for tool in stand_ins:
+            loop.TOOLS[tool.name] = instant(tool.run)
+    else:  # stage 07: Tool records, in place, so its own find_tool sees them too
+        loop.TOOLS[:] = [Tool(t.name, t.description, t.schema, frozen_now)
+                         if t.name == "now" else t for t in loop.TOOLS]
+        loop.TOOLS.extend(Tool(t.name, t.description, t.schema, instant(t.run))
+                          for t in stand_ins)
+    return loop
+
+
+class Grader:
+    """A trace that keeps what a grader needs, and shows nothing."""
+
+    def __init__(self):
+        self.iterations, self.calls, self.results, self.coached = 0, [], [], 0
+
+    def iteration(self, number: int) -> None:
+        """Keep the iteration count: one model call each."""
+        self.iterations = number
+
+    def act(self, name, args, call_id=None) -> None:
+        """Keep a call the loop ran (or tried to: an unknown tool is a call too)."""
+        self.calls.append({"name": name, "args": args})
+
+    def observe(self, name, result, call_id=None) -> None:
+        """Keep a tool's result, or count a near miss coached."""
+        if name is None:  # stage 06's near-miss coaching: a call written wrong
+            self.coached += 1
+        else:
+            self.results.append(str(result))
+
+    def __getattr__(self, name):
+        """Trace's other methods (think, stream_delta...): nothing to keep. Like SILENT,
+        it answers to Trace's methods only, so a misspelt trace call fails here too."""
+        if name.startswith("_") or not callable(getattr(Trace, name, None)):
+            raise AttributeError(f"a trace has no method {name!r}")
+        return lambda *args, **kwargs: None
+
+
+def run_task(task: Task, protocol: str, loop, provider) -> Result:
+    """`task` through `loop` (one protocol's stage loop), graded."""
+    grader, usage = Grader(), {"in": 0, "out": 0}
+    result = Result(task.id, task.kind, protocol)
+
+    def count(reply):
+        usage["in"] += int(reply.usage.get("input_tokens", 0))
+        usage["out"] += int(reply.usage.get("output_tokens", 0))
+        result.estimated = result.estimated or bool(reply.usage.get("estimated"))
+
+    provider.on_reply = count
+    started = time.perf_counter()
+    try:
+        answer = loop.agent_step(task.prompt, [], provider, loop.build_agent_system(), grader)
+    except Divergence:
+        raise  # a replay that no longer matches: no number after this one would be real
+    except ProviderError as exc:
+        answer = ""
+        result.errors.append("provider")
+        result.answer = f"error: {exc}"
+    else:
+        result.answer = answer
+    result.seconds = time.perf_counter() - started
+    result.iterations, result.tokens_in, result.tokens_out = (
+        grader.iterations, usage["in"], usage["out"])
+    grade(task, result, grader, answer, loop)
+    return result
+
+
+def grade(task: Task, result: Result, grader: Grader, answer: str, loop) -> None:
+    """Fill in `result`'s grades from what `grader` saw and the final answer."""
+    result.calls = grader.calls
+    errors = result.errors
+    errors += ["near_miss"] * grader.coached
+    for text in grader.results:
+        if text.startswith("Error: unknown tool"):
+            errors.append("unknown_tool")
+        elif text.startswith("Error: the arguments"):
+            errors.append("broken_args")
+        elif "needs the argument" in text or text.startswith("Error: KeyError"):
+            errors.append("missing_arg")
+        elif text.startswith("Error:"):
+            errors.append("tool_error")
+    broken = errors.count("broken_args")
+    # a call written wrong past the coaching: stage 06 takes it as the answer
+    near_miss = getattr(loop, "_near_miss", None)
+    left_as_answer = bool(answer and near_miss and near_miss(answer))
+    if left_as_answer:
+        errors.append("call_as_answer")
+    result.attempts = len(grader.calls) + grader.coached + bool(left_as_answer)
+    result.malformed = grader.coached + broken + bool(left_as_answer)
+    called = [c["name"] for c in grader.calls if _is_tool(c["name"], loop)]
+    result.unneeded_call = not task.tools and bool(grader.calls)
+    result.missed_call = any(name not in called for name in task.tools)
+    result.right_tool = (set(called) == set(task.tools)) and not (
+        task.tools == [] and grader.calls)
+    result.right_args = result.right_tool and all(
+        any(c["name"] == tool and _holds(c["args"], wanted) for c in grader.calls)
+        for tool, wanted in task.args.items())
+    said = answer.lower()
+    # an answer built on a call that should not have been made is not a right answer
+    result.answer_ok = (bool(answer) and not answer.startswith("Stopped:")
+                        and "[the reply was cut off" not in answer and not result.unneeded_call
+                        and all(part.lower() in said for part in task.answer))
+    if answer.startswith("Stopped:"):
+        errors.append("iteration_cap")
+    if "[the reply was cut off" in answer:
+        errors.append("cut_off")
+    if result.unneeded_call:
+        errors.append("unneeded_call")
+    if result.missed_call:
+        errors.append("missed_call")
+
+
+def _is_tool(name, loop) -> bool:
+    """True if `name` is a tool of this loop's registry (a model may send any JSON)."""
+    if not isinstance(name, str):
+        return False
+    names = loop.TOOLS if isinstance(loop.TOOLS, dict) else [t.name for t in loop.TOOLS]
+    return name in names
+
+
+def _holds(args, wanted: dict) -> bool:
+    """True if each wanted argument is there and holds each substring (spaces ignored)."""
+    if not isinstance(args, dict):
+        return False
+    return all(key in args and all(_squash(part) in _squash(args[key]) for part in parts)
+               for key, parts in wanted.items())
+
+
+def _squash(text) -> str:
+    """`text` without spaces, lower case: `17*23` holds `17 * 23`'s pieces."""
+    return "".join(str(text).split()).lower()
+
+
+# ---------------------------------------------------------------- the summary
+
+
+def summarise(results: list[Result]) -> dict[str, dict]:
+    """Per protocol: the counts a learner compares (each a number of tasks, or a sum)."""
+    out: dict[str, dict] = {}
+    for protocol in dict.fromkeys(r.protocol for r in results):
+        rows = [r for r in results if r.protocol == protocol]
+        errors: dict[str, int] = {}
+        for row in rows:
+            for kind in row.errors:
+                errors[kind] = errors.get(kind, 0) + 1
+        out[protocol] = {
+            "runs": len(rows),
+            "calls": sum(r.attempts for r in rows),
+            "well_formed": sum(r.attempts - r.malformed for r in rows),
+            "right_tool": sum(r.right_tool for r in rows),
+            "right_args": sum(r.right_args for r in rows),
+            "answer_ok": sum(r.answer_ok for r in rows),
+            "unneeded_calls": sum(r.unneeded_call for r in rows),
+            "missed_calls": sum(r.missed_call for r in rows),
+            "iterations": sum(r.iterations for r in rows),
+            "tokens_in": sum(r.tokens_in for r in rows),
+            "tokens_out": sum(r.tokens_out for r in rows),
+            "tokens_estimated": any(r.estimated for r in rows),
+            "seconds": round(sum(r.seconds for r in rows), 3),
+            "errors": dict(sorted(errors.items())),
+        }
+    return out
+
+
+ROWS = [("well-formed calls", lambda s: f"{s['well_formed']}/{s['calls']}"),
+        ("right tool", lambda s: f"{s['right_tool']}/{s['runs']}"),
+        ("right arguments", lambda s: f"{s['right_args']}/{s['runs']}"),
+        ("correct answer", lambda s: f"{s['answer_ok']}/{s['runs']}"),
+        ("calls not needed", lambda s: str(s["unneeded_calls"])),
+        ("calls missed", lambda s: str(s["missed_calls"])),
+        ("iterations", lambda s: str(s["iterations"])),
+        ("tokens in / out", lambda s: f"{s['tokens_in']} / {s['tokens_out']}"
+                                      + (" (estimated)" if s["tokens_estimated"] else "")),
+        ("wall time", lambda s: f"{s['seconds']:.2f} s")]
+
+
+def table(summary: dict, title: str) -> Table:
+    """The summary as a rich table, one column per protocol."""
+    grid = Table(title=title, title_justify="left")
+    grid.add_column("")
+    for protocol in summary:
+        grid.add_column(protocol, justify="right")
+    for label, show in ROWS:
+        grid.add_row(label, *(show(s) for s in summary.values()))
+    kinds = sorted({kind for s in summary.values() for kind in s["errors"]})
+    for kind in kinds:
+        grid.add_row(f"error: {kind}", *(str(s["errors"].get(kind, 0)) for s in summary.values()))
+    return grid
+
+
+def by_kind(results: list[Result]) -> dict[str, dict[str, str]]:
+    """Task kind -> protocol -> "right answers/runs": where each protocol loses its points."""
+    out: dict[str, dict[str, str]] = {}
+    for result in results:
+        cell = out.setdefault(result.kind, {}).setdefault(result.protocol, [0, 0])
+        cell[0] += result.answer_ok
+        cell[1] += 1
+    return {kind: {protocol: f"{right}/{runs}" for protocol, (right, runs) in cells.items()}
+            for kind, cells in out.items()}
+
+
+def kind_table(kinds: dict[str, dict[str, str]]) -> Table:
+    """Right answers per task kind, one column per protocol."""
+    protocols = list(dict.fromkeys(p for cells in kinds.values() for p in cells))
+    grid = Table(title="right answers, by kind of task", title_justify="left")
+    grid.add_column("kind")
+    for protocol in protocols:
+        grid.add_column(protocol, justify="right")
+    for kind, cells in kinds.items():
+        grid.add_row(kind, *(cells.get(p, "–") for p in protocols))
+    return grid
+
+
+def next_steps(summary: dict) -> list[str]:
+    """One line per failure kind seen: where it happened, and the fix the kit teaches."""
+    kinds = sorted({kind for s in summary.values() for kind in s["errors"]})
+    return [f"{kind} ({', '.join(p for p, s in summary.items() if kind in s['errors'])}): "
+            f"{FIXES[kind]}" for kind in kinds]
+
+
+def markdown(summary: dict) -> str:
+    """The summary as a Markdown table (what the README's tables are)."""
+    lines = ["| | " + " | ".join(summary) + " |", "|---|" + "---:|" * len(summary)]
+    for label, show in ROWS[:-1]:  # wall time differs run to run: not in a checked table
+        lines.append(f"| {label} | " + " | ".join(show(s) for s in summary.values()) + " |")
+    return "\n".join(lines)
+
+
+def quirk_summaries(tasks: list[Task], protocols: list[str]) -> dict[str, dict]:
+    """The offline model with no quirk, then with each: quirk -> summary. Deterministic."""
+    from ..providers.offline import QUIRKS
+
+    out = {}
+    for quirk in ("", *QUIRKS):
+        provider = build_provider("offline", **({"quirk": quirk} if quirk else {}))
+        out[quirk or "none"] = summarise(compare(provider, protocols, tasks))
+    return out
+
+
+def quirk_markdown(summaries: dict[str, dict]) -> str:
+    """Per quirk and protocol: well-formed calls, right answers, iterations, what broke."""
+    protocols = list(next(iter(summaries.values())))
+    cells = ["well-formed", "right answers", "iterations", "errors"]
+    lines = ["| quirk | " + " | ".join(f"{p}: {c}" for p in protocols for c in cells) + " |",
+             "|---|" + "---:|---:|---:|---|" * len(protocols)]
+    for quirk, summary in summaries.items():
+        row = []
+        for protocol in protocols:
+            s = summary[protocol]
+            broke = ", ".join(f"{kind} {n}" for kind, n in s["errors"].items()
+                              if kind not in ("missed_call", "unneeded_call")) or "–"
+            row += [f"{s['well_formed']}/{s['calls']}", f"{s['answer_ok']}/{s['runs']}",
+                    str(s["iterations"]), broke]
+        lines.append(f"| `{quirk}` | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def svg_chart(summary: dict) -> str:
+    """A bar chart, drawn by hand: per measure, one bar a protocol, the share it got right.
+    Sixteen rectangles need no plotting library, and the page needs nothing fetched."""
+    measures = [("well-formed", "well_formed", "calls"), ("right tool", "right_tool", "runs"),
+                ("right args", "right_args", "runs"), ("answer", "answer_ok", "runs")]
+    colours = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759"]
+    bar, gap, height, top = 26, 30, 200, 20  # top: room for the label over a full bar
+    base = top + height  # the y of 0%
+    width = 60 + len(measures) * (len(summary) * bar + gap)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + 60}" '
+             f'role="img" aria-label="share right, per protocol">']
+    for step in range(0, 101, 25):
+        y = base - step * height / 100
+        parts.append(f'<line x1="40" x2="{width}" y1="{y}" y2="{y}" stroke="#ddd"/>'
+                     f'<text x="34" y="{y + 4}" font-size="11" text-anchor="end">{step}%</text>')
+    x = 50
+    for label, key, of in measures:
+        for index, (protocol, s) in enumerate(summary.items()):
+            share = s[key] / s[of] if s[of] else 0
+            h = share * height
+            parts.append(f'<rect x="{x}" y="{base - h}" width="{bar - 2}" height="{h}" '
+                         f'fill="{colours[index % len(colours)]}"><title>'
+                         f'{html.escape(protocol)}: {s[key]}/{s[of]}</title></rect>'
+                         f'<text x="{x + bar / 2 - 1}" y="{base - h - 4}" font-size="9" '
+                         f'text-anchor="middle">{share:.0%}</text>')
+            x += bar
+        parts.append(f'<text x="{x - len(summary) * bar / 2}" y="{base + 18}" font-size="12" '
+                     f'text-anchor="middle">{label}</text>')
+        x += gap
+    for index, protocol in enumerate(summary):
+        parts.append(f'<rect x="{50 + index * 90}" y="{base + 32}" width="12" height="12" '
+                     f'fill="{colours[index % len(colours)]}"/><text x="{66 + index * 90}" '
+                     f'y="{base + 42}" font-size="12">{html.escape(protocol)}</text>')
+    return "".join(parts) + "</svg>"
+
+
+def html_report(summary: dict, results: list[Result], title: str) -> str:
+    """A page that opens from file:// with nothing fetched: the chart, the table, the next
+    steps, and every task's row."""
+    head = "".join(f"<th>{html.escape(p)}</th>" for p in summary)
+    body = "".join(f"<tr><td>{label}</td>" + "".join(f"<td>{show(s)}</td>"
+                   for s in summary.values()) + "</tr>" for label, show in ROWS)
+    tasks = "".join(
+        f"<tr><td>{html.escape(r.task)}</td><td>{r.protocol}</td><td>{html.escape(r.kind)}</td>"
+        f"<td>{'✓' if r.right_tool else '✗'}</td><td>{'✓' if r.right_args else '✗'}</td>"
+        f"<td>{'✓' if r.answer_ok else '✗'}</td><td>{html.escape(', '.join(r.errors))}</td>"
+        f"<td>{html.escape(r.answer[:160])}</td></tr>" for r in results)
+    steps = "".join(f"<li>{html.escape(line)}</li>" for line in next_steps(summary))
+    kinds = by_kind(results)
+    kind_rows = "".join(f"<tr><td>{html.escape(kind)}</td>" + "".join(
+        f"<td>{cells.get(p, '–')}</td>" for p in summary) + "</tr>"
+        for kind, cells in kinds.items())
+    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:"
+            "collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}</style>"
+            f"<h1>{html.escape(title)}</h1>{svg_chart(summary)}"
+            f"<table><tr><th></th>{head}</tr>{body}</table>"
+            f"<h2>Right answers, by kind of task</h2><table><tr><th>kind</th>{head}</tr>"
+            f"{kind_rows}</table><h2>Next steps</h2><ul>{steps}</ul>"
+            "<h2>Every task</h2><table><tr><th>task</th><th>protocol</th><th>kind</th>"
+            f"<th>tool</th><th>args</th><th>answer</th><th>errors</th><th>said</th></tr>{tasks}"
+            "</table>")
+
+
+# ---------------------------------------------------------------- the verb
+
+
+def compare(provider, protocols: list[str], tasks: list[Task], runs: int = 1,
+            progress=None) -> list[Result]:
+    """Every task through every protocol, `runs` times, in a fixed order (so a recording
+    replays): task by task, protocol by protocol."""
+    loops = {protocol: load_protocol(protocol) for protocol in protocols}
+    results = []
+    for _ in range(runs):
+        for task in tasks:
+            for protocol in protocols:
+                results.append(run_task(task, protocol, loops[protocol], provider))
+                if progress is not None:
+                    progress()
+    return results
+
+
+def cmd_compare(args, console: Console) -> int:
+    """`tao compare`: run, then the table, the next steps, and what was asked for."""
+    protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
+    for protocol in protocols:
+        if protocol == "constrained":
+            raise CLIError("constrained (stage 06's JSON line under the local model's "
+                           "grammar) is not in tao compare yet; --provider local runs text "
+                           "and native")
+        if protocol not in PROTOCOLS:
+            raise CLIError(f"no protocol {protocol!r}: choose from {', '.join(PROTOCOLS)}")
+    tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
+    if args.quirk == "all":  # the offline model, once per quirk: the README's quirk table
+        if args.provider not in (None, "offline"):
+            raise CLIError("--quirk all runs the offline model: leave out --provider")
+        summaries = quirk_summaries(tasks, protocols)
+        print(json.dumps(summaries, indent=1) if args.json else quirk_markdown(summaries))
+        return 0
+    name, _ = choose_provider(args.provider)
+    try:
+        provider = build_provider(name, args.model, **({"quirk": args.quirk}
+                                                        if args.quirk else {}))
+        if args.record:
+            provider = Recorder(provider, args.record)
+    except (ProviderError, TypeError) as exc:
+        raise CLIError(str(exc)) from None
+    title = f"tao compare · {provider.describe()} · {len(tasks)} tasks × {args.runs}"
+    try:
+        results = _run_with_progress(provider, protocols, tasks, args.runs, console,
+                                     args.json)
+    except Divergence as exc:
+        raise CLIError(f"{exc} (was the recording made with the same tasks, protocols "
+                       "and --runs?)") from None
+    summary = summarise(results)
+    if args.html:
+        Path(args.html).write_text(html_report(summary, results, title), encoding="utf-8")
+    if args.json:
+        print(json.dumps({"provider": provider.describe(), "tasks": len(tasks),
+                          "runs": args.runs, "summary": summary, "by_kind": by_kind(results),
+                          "results": [asdict(r) for r in results]}, indent=1))
+        return 0
+    if args.markdown:
+        print(markdown(summary))
+        return 0
+    console.print(table(summary, title))
+    console.print(kind_table(by_kind(results)))
+    for line in next_steps(summary):
+        console.print(f"• {line}", markup=False, highlight=False)
+    if args.html:
+        console.print(f"report: {args.html} (opens from file://, nothing fetched)",
+                      markup=False)
+    return 0
+
+
+def _run_with_progress(provider, protocols, tasks, runs, console, quiet) -> list[Result]:
+    """compare(), with a progress bar on a terminal (none under --json or in a pipe)."""
+    if quiet or not console.is_terminal:
+        return compare(provider, protocols, tasks, runs)
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as bar:
+        job = bar.add_task("comparing", total=len(tasks) * len(protocols) * runs)
+        return compare(provider, protocols, tasks, runs, lambda: bar.advance(job))

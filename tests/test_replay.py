@@ -1,0 +1,166 @@
+"""Record a session (`--record FILE`), replay it offline (`--provider replay:FILE`), and
+see where a changed stage first sends something the recording never saw."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import load_stage, run_stage
+
+from shared.cli.stage_verbs import DEMOS
+from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
+from shared.providers.replay import Recorder, ReplayProvider, divergence
+from shared.stage_main import connect
+from shared.trace import Trace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
+from regenerate import normalised  # noqa: E402  (the golden transcripts' normalising)
+
+QUESTIONS = "what is 17 * 23?\nhow many words are in 'one two three'?\n\n"
+
+
+def screen(out: str) -> str:
+    """A stage's plain trace without its timings (the one thing a replay cannot repeat)."""
+    return re.sub(r"\d+\.\d+ s\b", "… s", out)
+
+
+@pytest.mark.parametrize("stage", sorted(DEMOS))
+def test_every_stage_records_its_tour_demo_and_replays_it_to_the_same_screen(stage, tmp_path):
+    argv, stdin = DEMOS[stage]
+    if stage == "10":  # its demo waits on stand-ins of 1 s: the clock, and no waiting
+        stdin = "What time is it, and what is 2 + 2?\n"
+    recording = tmp_path / "run.json"
+    first = run_stage(stage, *argv, "--record", str(recording), stdin=stdin)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(recording.read_text()), "a demo makes at least one model call"
+    again = run_stage(stage, *argv, "--provider", f"replay:{recording}", stdin=stdin)
+    assert again.returncode == 0 and "differs" not in again.stdout, again.stdout
+    assert steady(again.stdout) == steady(first.stdout)
+
+
+def steady(out: str) -> str:
+    """The screen without what no replay repeats (the tools run again: a `now` reads the
+    clock again), normalised as the golden transcripts are."""
+    return normalised(out)
+
+
+def test_a_different_question_stops_the_replay_at_the_message_that_changed(tmp_path):
+    recording = tmp_path / "run.json"
+    run_stage("07", "--record", str(recording), stdin=QUESTIONS)
+    out = run_stage("07", "--provider", f"replay:{recording}",
+                    stdin="what is 17 * 24?\n\n").stdout
+    out = " ".join(out.split())  # as one line, however the screen wrapped it
+    assert "request 1 differs at message 1" in out
+    assert "17 * 23" in out and "17 * 24" in out  # both sides of the difference are shown
+
+
+def test_a_changed_loop_is_caught_on_the_request_it_first_changes(tmp_path):
+    """Record stage 06, then replay it through stage 05's loop: the tools and the tool
+    result wrapper are the same, the system prompt is not: request 1 says so."""
+    loop06, loop05 = load_stage("06", "loop"), load_stage("05", "loop")
+    recording = tmp_path / "run.json"
+    model = Recorder(build_provider("offline"), recording)
+    loop06.agent_step("what is 2 + 3?", [], model, loop06.build_agent_system())
+    replay = ReplayProvider.from_recording(str(recording))
+    with pytest.raises(ProviderError, match=r"request 1 differs in its (system|options)"):
+        loop05.agent_step("what is 2 + 3?", [], replay, loop05.build_agent_system())
+
+
+def test_the_second_request_of_a_turn_is_checked_too(tmp_path):
+    """A tool result that changes (here: a tool that now answers differently) is caught
+    at the tool message of request 2."""
+    loop = load_stage("07", "loop")
+    recording = tmp_path / "run.json"
+    loop.agent_step("what is 6 * 7?", [], Recorder(build_provider("offline"), recording), "")
+    entries = json.loads(recording.read_text())
+    entries[1]["request"]["messages"][2]["content"] = "41"  # as if the tool had said 41
+    recording.write_text(json.dumps(entries))
+    with pytest.raises(ProviderError, match="request 2 differs at message 3") as caught:
+        loop.agent_step("what is 6 * 7?", [], ReplayProvider.from_recording(str(recording)), "")
+    assert '"41"' in str(caught.value) and '"42"' in str(caught.value)
+
+
+def test_call_options_are_recorded_and_compared(tmp_path):
+    model = Recorder(build_provider("offline"), tmp_path / "run.json")
+    model.call([{"role": "user", "content": "hi"}], max_tokens=50, tool_choice="none",
+               stop=["END"])
+    entry = json.loads((tmp_path / "run.json").read_text())[0]
+    assert entry["request"]["options"] == {"max_tokens": 50, "tool_choice": "none",
+                                           "stop": ["END"]}
+    replay = ReplayProvider.from_recording(str(tmp_path / "run.json"))
+    with pytest.raises(ProviderError, match="request 1 differs in its options"):
+        replay.call([{"role": "user", "content": "hi"}], max_tokens=60, tool_choice="none",
+                    stop=["END"])
+
+
+def test_a_fault_and_broken_arguments_replay_as_they_happened(tmp_path):
+    broken = Reply("", [ToolCall("c1", "calculator", {}, "the arguments were not valid JSON")],
+                   "tool_use")
+    fault = ProviderError("the server hung up", partial="Half a")
+    model = Recorder(ScriptedProvider([broken, fault]), tmp_path / "run.json")
+    messages = [{"role": "user", "content": "x"}]
+    model.call(messages)
+    with pytest.raises(ProviderError):
+        model.call(messages)
+    replay = ReplayProvider.from_recording(str(tmp_path / "run.json"))
+    assert replay.call(messages).tool_calls[0].error == "the arguments were not valid JSON"
+    with pytest.raises(ProviderError, match="hung up") as caught:
+        replay.call(messages)
+    assert caught.value.partial == "Half a"
+    with pytest.raises(ProviderError, match="recording ends after request 2"):
+        replay.call(messages)
+
+
+def test_a_missing_or_broken_recording_is_one_line(tmp_path):
+    with pytest.raises(ProviderError, match="no such file"):
+        build_provider(f"replay:{tmp_path / 'nothing.json'}")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ProviderError, match="not valid JSON"):
+        build_provider(f"replay:{tmp_path / 'bad.json'}")
+    out = run_stage("07", "--record", str(tmp_path / "no" / "run.json"), stdin="hi\n\n")
+    assert out.returncode == 1 and "cannot write" in out.stderr
+
+
+@pytest.mark.sdk
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_no_key_reaches_a_recording_even_one_the_server_echoes(kind, tmp_path):
+    from fake_api import FakeAPI, anthropic_stream, openai_stream
+
+    from shared.providers.anthropic_provider import AnthropicProvider
+    from shared.providers.openai_provider import OpenAIProvider
+
+    key = "sk-test-echoed-0123456789"
+    build = anthropic_stream if kind == "anthropic" else openai_stream
+    cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+    recording = tmp_path / "run.json"
+    with FakeAPI(kind) as api:
+        api.queue(build(["Your key is sk-te", "st-echo", "ed-0123456789, ", "again " + key]))
+        model = connect(cls(api_key=key, base_url=api.base_url), Trace(), record=recording)
+        # the learner pastes the key into the conversation too
+        model.call([{"role": "user", "content": f"my key is {key}, is it safe?"}])
+    saved = recording.read_text()
+    assert key not in saved and "0123456789" not in saved
+    assert saved.count("[key hidden]") == 3, saved  # two in the reply, one in the request
+    assert "authorization" not in saved.lower() and "x-api-key" not in saved.lower()
+
+
+def test_recording_changes_nothing_on_screen_not_even_the_wire_view(tmp_path):
+    plain = run_stage("06", "--show-wire", stdin=QUESTIONS)
+    recorded = run_stage("06", "--show-wire", "--record", str(tmp_path / "run.json"),
+                         stdin=QUESTIONS)
+    assert screen(recorded.stdout) == screen(plain.stdout) and "request · POST" in plain.stdout
+    assert len(json.loads((tmp_path / "run.json").read_text())) >= 2
+
+
+def test_a_clock_reading_is_no_divergence_but_any_other_change_is():
+    def request(content):
+        return {"messages": [{"role": "tool", "content": content}], "system": "", "tools": [],
+                "options": {}}
+    was = request("2026-12-01T09:18:41.722036+00:00")
+    assert divergence(was, request("2026-12-01T10:00:00.1+00:00")) == ""
+    assert "at message 1" in divergence(was, request("2026-12-01 (a date only)"))
+    assert "at message 1" in divergence(was, request("2026-12-01T09:18:41.722036+00:00 and"))
