@@ -227,6 +227,26 @@ class Provider:
             print(f"note: {visible(text)}", file=sys.stderr, flush=True)
 
 
+class Wrapper(Provider):
+    """A provider around another one (the wire view, a recorder): what it does not do
+    itself, the wrapped provider does, and it names itself as that provider."""
+
+    def __init__(self, provider: Provider):
+        self.provider = provider
+
+    name = property(lambda self: self.provider.name)
+    model = property(lambda self: self.provider.model)
+
+    def __getattr__(self, attr):
+        if attr == "provider":  # not set yet: no forwarding loop while unpickling
+            raise AttributeError(attr)
+        return getattr(self.provider, attr)
+
+    def describe(self) -> str:
+        """The wrapped provider's own line."""
+        return self.provider.describe()
+
+
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-
 
 

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, redact
+from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, Wrapper, redact
 from .scripted import ScriptedProvider
 
 SHOWN = 160  # characters of a differing value quoted in a divergence report
@@ -54,25 +54,14 @@ def reply_record(reply: Reply) -> dict:
     return entry
 
 
-class Recorder(Provider):
+class Recorder(Wrapper):
     """A provider that writes every request and reply of the one it wraps to `path`."""
 
     def __init__(self, provider: Provider, path: str | Path):
-        self.provider, self.path = provider, Path(path)
+        super().__init__(provider)
+        self.path = Path(path)
         self.entries: list[str] = []  # each call, as JSON text
         self._write()  # an empty recording at once: a bad path fails before the session
-
-    name = property(lambda self: self.provider.name)
-    model = property(lambda self: self.provider.model)
-
-    def __getattr__(self, attr):
-        if attr == "provider":  # not set yet: no forwarding loop while unpickling
-            raise AttributeError(attr)
-        return getattr(self.provider, attr)
-
-    def describe(self) -> str:
-        """The wrapped provider's own line."""
-        return self.provider.describe()
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 from rich.console import Console
 
-from ..providers.base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
+from ..providers.base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, Wrapper
 from ..providers.defaults import DEFAULT_MODELS
 from ..trace import make_console
 from .body import FLAVOURS, body_of, endpoint, flavour_of, sdk_body, sdk_provider, would_send
@@ -42,7 +42,7 @@ def wire_flavour(value: str | None) -> str | None:
     return SHOW_WIRE_VALUES[key]
 
 
-class WireTap(Provider):
+class WireTap(Wrapper):
     """A provider that shows each call's request body and response events, then the
     wrapped provider's text and Reply, unchanged. Everything else is forwarded."""
 
@@ -51,7 +51,7 @@ class WireTap(Provider):
         if flavour not in FLAVOURS:
             raise ProviderError(f"show-wire: unknown API {flavour!r}: choose one of "
                                 f"{', '.join(FLAVOURS)}")
-        self.provider = provider
+        super().__init__(provider)
         # where the wire is shown: a stage gives its trace's, so a saved trace holds it too
         self.console = console or make_console()
         self.sdk = sdk_provider(provider)  # None: no wire of its own, show `flavour`'s
@@ -59,18 +59,6 @@ class WireTap(Provider):
         self.last_request: dict | None = None  # the body shown last (for tests, --raw)
         self.last_log: WireLog | None = None
 
-
-    name = property(lambda self: self.provider.name)
-    model = property(lambda self: self.provider.model)
-
-    def __getattr__(self, attr):
-        if attr == "provider":  # not set yet: no forwarding loop while unpickling
-            raise AttributeError(attr)
-        return getattr(self.provider, attr)
-
-    def describe(self) -> str:
-        """The wrapped provider's own line."""
-        return self.provider.describe()
 
     def stream(self, messages: list[dict], system: str = "", *, stop=()) -> Iterator[str]:
         """Show the request at once, before the caller prints a label for the reply."""
