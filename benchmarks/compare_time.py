@@ -14,7 +14,7 @@ import argparse
 import statistics
 import sys
 
-from verdict import side_by_side, spread, verdict
+from verdict import ratio_line, side_by_side, spread
 
 TAO = [sys.executable, "-m", "shared.cli"]
 COMMANDS = {
@@ -39,10 +39,7 @@ def main() -> int:
         print(f"{label:40} median {statistics.median(ms):7.1f} ms, spread {spread(ms):6.1f} ms")
     for name in ("compare", "quirks"):
         ratios = [c / t for c, t in zip(times[name], times["tour"], strict=True)]
-        ratio = statistics.median(ratios)
-        print(f"{name} / tour: median {ratio:.2f}x, spread {spread(ratios):.2f} over "
-              f"{args.runs} rounds: {verdict(ratio, spread(ratios), TARGET, TARGET)} "
-              f"of at most {TARGET:.2f}x")
+        print(ratio_line(f"{name} / tour", ratios, TARGET, TARGET))
     return 0
 
 

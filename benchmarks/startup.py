@@ -17,12 +17,7 @@ import argparse
 import statistics
 import sys
 
-from verdict import (
-    ROOT,
-    side_by_side,
-    spread,
-    verdict,
-)
+from verdict import ROOT, ratio_line, side_by_side, spread
 
 STAGE = ROOT / "stages" / "01_single_call" / "main.py"
 COMMANDS = {
@@ -52,11 +47,9 @@ def main() -> int:
                   f"spread {spread(ms):6.1f} ms")
     ratios = [o / f for o, f in zip(times["offline"], times["floor"], strict=True)]
     distance = [(o - f) * 1000 for o, f in zip(times["offline"], times["floor"], strict=True)]
-    ratio = statistics.median(ratios)
     print(f"distance from the floor: median {statistics.median(distance):.1f} ms, "
           f"spread {spread(distance):.1f} ms")
-    print(f"offline / floor: median {ratio:.2f}x, spread {spread(ratios):.2f} over {args.runs} "
-          f"rounds: {verdict(ratio, spread(ratios), TARGET, MARGIN)} of at most {TARGET:.2f}x")
+    print(ratio_line("offline / floor", ratios, TARGET, MARGIN))
     return 0
 
 

@@ -24,7 +24,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from verdict import ROOT, side_by_side, spread, verdict
+from verdict import ROOT, ratio_line, side_by_side, spread
 
 TARGET = 8.0  # the suite may take at most eight SDK imports' time (20 s / 2.5 s here)
 MARGIN = TARGET - 1.0  # the whole allowance above the baseline
@@ -66,10 +66,7 @@ def main() -> int:
         print(f"{label:26} median {statistics.median(times[name]):6.2f} s, spread "
               f"{spread(times[name]):5.2f} s, runs {', '.join(f'{t:.1f}' for t in times[name])}")
     ratios = [s / b for s, b in zip(times["suite"], times["sdks"], strict=True)]
-    ratio = statistics.median(ratios)
-    print(f"suite / SDK import: median {ratio:.1f}x, spread {spread(ratios):.1f} over "
-          f"{args.runs} rounds: {verdict(ratio, spread(ratios), TARGET, MARGIN)} of at most "
-          f"{TARGET:.0f}x")
+    print(ratio_line("suite / SDK import", ratios, TARGET, MARGIN, digits=1))
     return 0
 
 

@@ -64,6 +64,15 @@ def spread(values: Sequence[float]) -> float:
     return q3 - q1
 
 
+def ratio_line(label: str, ratios: Sequence[float], target: float, margin: float,
+               digits: int = 2) -> str:
+    """`label: median 1.23x, spread 0.05 over N rounds: meets the target of at most 2x`."""
+    ratio, scatter = statistics.median(ratios), spread(ratios)
+    return (f"{label}: median {ratio:.{digits}f}x, spread {scatter:.{digits}f} over "
+            f"{len(ratios)} rounds: {verdict(ratio, scatter, target, margin)} of at most "
+            f"{target:g}x")
+
+
 def verdict(median: float, scatter: float, target: float, margin: float,
             higher_is_better: bool = False) -> str:
     """"meets" / "MISSES" the target, or "within noise" when the spread exceeds the margin."""

@@ -15,8 +15,12 @@ from shared.providers.sdk_base import STATUS_FAILURES, endpoint, server_message
     ("https://user:secret@api.example.org/v1?key=k", "https://api.example.org:443"),
     ("http://127.0.0.1:8080/v1", "http://127.0.0.1:8080"),
     ("http://[::1]:11434", "http://[::1]:11434"),
+    ("https://api.anthropic.com", "https://api.anthropic.com:443"),
+    ("http://user:pass@localhost:11434/v1?key=abc", "http://localhost:11434"),
+    ("http://[::1]:8080/v1", "http://[::1]:8080"),
+    ("http://host:notaport/v1", "http://host"),
 ])
-def test_an_endpoint_is_scheme_host_and_port_with_the_schemes_own_port(url, shown):
+def test_an_endpoint_is_scheme_host_and_port_only_with_the_schemes_own_port(url, shown):
     assert endpoint(url) == shown
 
 

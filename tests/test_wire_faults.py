@@ -15,7 +15,7 @@ from fake_api import SSE, FakeAPI, Page, anthropic_stream, api_error, openai_str
 from shared.providers import ProviderError, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
-from shared.providers.sdk_base import asked_wait, endpoint, timeout_from
+from shared.providers.sdk_base import asked_wait, timeout_from
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
 
@@ -369,14 +369,6 @@ def test_hostile_arguments_become_an_observation_and_the_next_request_is_valid(
 # ---------------------------------------------------------------- the small pieces
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("https://api.anthropic.com", "https://api.anthropic.com:443"),
-    ("http://user:pass@localhost:11434/v1?key=abc", "http://localhost:11434"),
-    ("http://[::1]:8080/v1", "http://[::1]:8080"),
-    ("http://host:notaport/v1", "http://host"),
-])
-def test_an_endpoint_is_scheme_host_and_port_only(url, shown):
-    assert endpoint(url) == shown
 
 
 @pytest.mark.parametrize(("headers", "seconds"), [
