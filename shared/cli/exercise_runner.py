@@ -2,7 +2,7 @@
 as one Result per exercise (done, failing, timeout, not attempted), then remembered.
 
 The tests report each outcome to a file named by TAO_RESULTS (tests/exercises/conftest.py
-writes it); a run that takes longer than RUN_TIMEOUT per exercise is stopped and called a
+writes it); a run that takes longer than `run_timeout()` per exercise is stopped and called a
 hang. Where it can, the run is a fork of this process (see `_forked_pytest`).
 """
 
@@ -18,8 +18,12 @@ from pathlib import Path
 from .exercise_state import Exercise, Result, save_results, statuses
 from .repo import ROOT, CLIError
 
-# seconds one exercise's tests may take before we call it a hang (tests set it lower)
-RUN_TIMEOUT = float(os.environ.get("TAO_CHECK_TIMEOUT") or 20)
+
+def run_timeout() -> float:
+    """Seconds one exercise's tests may take before we call it a hang: TAO_CHECK_TIMEOUT
+    (tests set it lower), read at every run, not once at import."""
+    return float(os.environ.get("TAO_CHECK_TIMEOUT") or 20)
+
 
 def run_tests(exercises: list[Exercise]) -> dict[str, Result]:
     """Run the tests of `exercises` in one pytest process; a Result for each. Where it
@@ -32,13 +36,14 @@ def run_tests(exercises: list[Exercise]) -> dict[str, Result]:
         env.update(TAO_RESULTS=str(results_file), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         argv = ["-q", "-p", "no:cacheprovider", "--tb=no", "-o", "addopts=",
                 *(str(e.tests) for e in exercises)]
-        limit = RUN_TIMEOUT * len(exercises)
+        each = run_timeout()
+        limit = each * len(exercises)
         if hasattr(os, "fork"):
             hung, output = _forked_pytest(argv, env, limit), ""
         else:
             hung, output = _pytest_process(argv, env, limit)
         records = _read_records(results_file)
-    results = {e.name: _judge(e, records.get(e.name, []), hung) for e in exercises}
+    results = {e.name: _judge(e, records.get(e.name, []), hung, each) for e in exercises}
     if not hung and any(r is None for r in results.values()):
         tail = output.strip().splitlines()[-1:]
         raise CLIError("the exercise tests did not run" + (f" ({tail[0]})" if tail else "")
@@ -108,11 +113,11 @@ def _read_records(path: Path) -> dict[str, list[dict]]:
     return records
 
 
-def _judge(e: Exercise, records: list[dict], hung: bool) -> Result | None:
+def _judge(e: Exercise, records: list[dict], hung: bool, each: float) -> Result | None:
     """One exercise's Result from what its tests said (None: they never ran)."""
     if hung and not any(r["outcome"] == "failed" for r in records):
         return Result("timeout", "", f"exercise {e.number:02d} did not finish within "
-                      f"{RUN_TIMEOUT:g} s: most likely a loop that never ends in {e.where()}")
+                      f"{each:g} s: most likely a loop that never ends in {e.where()}")
     if not records:
         return None
     for record in records:
