@@ -33,11 +33,23 @@ def kit(tmp_path_factory):
         source = ROOT / part
         if source.is_dir():
             shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns(
-                "__pycache__", ".hypothesis", ".tao-progress.json"))
+                ".hypothesis", ".tao-progress.json"))
         else:
             shutil.copy(source, copy / part)
     yield copy
+    server = _SERVERS.pop(copy, None)
+    if server is not None:
+        server.stdin.close()  # its loop ends; it removes its own temporary folder
+        try:
+            server.wait(timeout=30)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
     shutil.rmtree(copy, ignore_errors=True)
+
+
+_SERVERS: dict = {}  # kit folder -> the tests/kit_tao.py process serving its `tao` commands
 
 
 def start(kit, **files):
@@ -58,10 +70,32 @@ def wrong_trace():
     return solution.replace('print(f"[{iteration}] answer")', 'print("done")')
 
 
-def tao(kit, *args, stdin="", **env):
-    """Run `tao ARGS` in the kit, as a learner would."""
-    return subprocess.run([sys.executable, "-m", "shared.cli", *args], cwd=kit, input=stdin,
-                          capture_output=True, text=True, env=clean_env(**env), timeout=300)
+def kit_env(**extra) -> dict:
+    """The environment of a `tao` in the kit: as `clean_env`, but Python keeps what it
+    compiles there, as it does on a learner's machine. With PYTHONDONTWRITEBYTECODE (set
+    on the machines the kit is built on) every `tao` would compile shared/ and the exercise
+    tests anew: a third of what a check costs."""
+    env = clean_env(**extra)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def tao(kit, *args, stdin="", **env) -> subprocess.CompletedProcess:
+    """Run `tao ARGS` in the kit, as a learner would: `python -m shared.cli ARGS` there, in
+    a fork of one process per kit that has loaded the kit's `tao` (tests/kit_tao.py)."""
+    server = _SERVERS.get(kit)
+    if server is None:
+        server = _SERVERS[kit] = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "kit_tao.py")], cwd=kit, env=kit_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    request = {"args": list(args), "env": kit_env(**env), "stdin": stdin, "timeout": 300}
+    server.stdin.write(json.dumps(request) + "\n")
+    server.stdin.flush()
+    answer = server.stdout.readline()
+    assert answer, f"tests/kit_tao.py stopped (exit {server.wait()}) on `tao {' '.join(args)}`"
+    done = json.loads(answer)
+    return subprocess.CompletedProcess(["tao", *args], done["returncode"], done["stdout"],
+                                       done["stderr"])
 
 
 def row(screen: str, file: str) -> str:
@@ -194,7 +228,7 @@ def test_watch_redraws_takes_keys_and_never_exits_on_its_own(kit):
     start(kit, e01_strict_parser="solution")
     watch = subprocess.Popen([sys.executable, "-m", "shared.cli", "watch", "--interval",
                               "0.2"], cwd=kit, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, bufsize=0, env=clean_env())
+                             stderr=subprocess.DEVNULL, bufsize=0, env=kit_env())
     try:
         seen = _read_until(watch, "q quit", 60)
         assert "Exercise 1 (A strict TOOL: wire format, stage 04) is done." in seen
@@ -345,7 +379,7 @@ def watch(kit, *args):
     """`tao watch` in the kit, keys on a pipe."""
     return subprocess.Popen([sys.executable, "-m", "shared.cli", "watch", "--interval", "0.2",
                              *args], cwd=kit, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, bufsize=0, env=clean_env())
+                            stderr=subprocess.DEVNULL, bufsize=0, env=kit_env())
 
 
 def quit_watch(process) -> None:
