@@ -26,7 +26,7 @@ from pathlib import Path
 from shared.cli.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
 __all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage", "run_stage",
-           "run_stage_process", "run_tao", "stage_dir"]
+           "run_stage_process", "run_tao", "stage_dir", "twin", "with_twins"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
@@ -38,6 +38,17 @@ REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_
 def stage_dir(number: str) -> Path:
     """The folder of stage `number` (the kit's one stage finder)."""
     return find_stage(number)
+
+
+def twin(readme: Path) -> Path:
+    """The French twin of a README.md: README.fr.md beside it."""
+    return readme.with_name("README.fr.md")
+
+
+def with_twins(readmes) -> list[Path]:
+    """Each README, followed by its French twin where it has one: a claim a test holds
+    to the code is held in both languages."""
+    return [p for readme in readmes for p in (readme, twin(readme)) if p.is_file()]
 
 
 def clean_env(**extra) -> dict:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, with_twins
 
 from shared.providers import Reply
 
@@ -79,7 +79,8 @@ def test_the_readmes_are_found():
     assert {"README.md", "exercises/README.md", "stages/05_react_loop/README.md"} <= names
 
 
-@pytest.mark.parametrize("readme", READMES, ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("readme", with_twins(READMES),
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_path_a_readme_names_exists(readme):
     missing = sorted(n for n, path in pointers(readme).items() if not path.exists())
     assert not missing, (
@@ -88,14 +89,15 @@ def test_every_path_a_readme_names_exists(readme):
         "numbered in stage order, see exercises/info.toml)")
 
 
-EXERCISE_CALL = re.compile(r"[Ee]xercises? ([\d, and]+?) \(((?:`exercises/e\d\d_\w+\.py`"
-                           r"(?:, | and )?)+)\)")
+EXERCISE = r"[Ee]xerci[sc]es?"  # English, or French (exercice)
+EXERCISE_CALL = re.compile(EXERCISE + r" ([\d, andet]+?) \(((?:`exercises/e\d\d_\w+\.py`"
+                           r"(?:, | and | et )?)+)\)")
 
 
 def test_an_exercise_named_with_its_number_and_file_agrees_on_both():
     """"Exercise 3 (`exercises/e03_x.py`)": the number said is the number in the file."""
     wrong = []
-    for readme in READMES:
+    for readme in with_twins(READMES):
         for numbers, files in EXERCISE_CALL.findall(readme.read_text(encoding="utf-8")):
             said = [int(n) for n in re.findall(r"\d+", numbers)]
             named = [int(n) for n in re.findall(r"exercises/e(\d\d)_", files)]
@@ -104,31 +106,33 @@ def test_an_exercise_named_with_its_number_and_file_agrees_on_both():
     assert not wrong, f"exercise numbers and file names disagree: {wrong}"
 
 
-MENTION = re.compile(r"\b[Ee]xercises? (\d+(?:(?:, | and | to )\d+)*)")
+MENTION = re.compile(rf"\b{EXERCISE} (\d+(?:(?:, | and | to | et | à )\d+)*)")
 
 
 def test_every_exercise_number_a_readme_mentions_is_an_exercise():
     """"exercise 6", "exercises 15 and 16", "5 to 14": each is a file in exercises/."""
     have = {int(p.name[1:3]) for p in (ROOT / "exercises").glob("e[0-9][0-9]_*.py")}
     unknown = []
-    for readme in READMES:
+    for readme in with_twins(READMES):
         for numbers in MENTION.findall(readme.read_text(encoding="utf-8")):
             said = [int(n) for n in re.findall(r"\d+", numbers)]
-            if " to " in numbers:
+            if " to " in numbers or " à " in numbers:
                 said = list(range(said[0], said[-1] + 1))
             unknown += [(readme.relative_to(ROOT).as_posix(), n) for n in said if n not in have]
     assert not unknown, f"READMEs mention exercises that do not exist: {unknown}"
 
 
-NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7}  # and the twins' French
 SENTENCE = r"(?:[^.]|\.(?!\s))*?"  # up to the end of a sentence (a dot, then space)
-FIELD_COUNT = re.compile(rf"`Reply`{SENTENCE}\b({'|'.join(NUMBERS)}|\d+) fields", re.S)
+FIELD_COUNT = re.compile(rf"`Reply`{SENTENCE}\b({'|'.join(NUMBERS)}|\d+) (?:fields|champs)",
+                         re.S)
 
 
 def test_what_a_readme_counts_of_reply_is_what_reply_holds():
     fields = [f.name for f in dataclasses.fields(Reply)]
     claims = [(readme.relative_to(ROOT).as_posix(), m)
-              for readme in READMES
+              for readme in with_twins(READMES)
               for m in FIELD_COUNT.findall(readme.read_text(encoding="utf-8"))]
     assert claims, "stage 01's README says how many fields `Reply` has; keep that claim"
     wrong = [(where, said) for where, said in claims
@@ -136,13 +140,14 @@ def test_what_a_readme_counts_of_reply_is_what_reply_holds():
     assert not wrong, f"`Reply` has {len(fields)} fields ({fields}), READMEs say: {wrong}"
 
 
-LISTED = re.compile(rf"`Reply`{SENTENCE} fields?: ((?:`\w+`(?:,\s+|\s+and\s+)?)+)")
+LISTED = re.compile(rf"`Reply`{SENTENCE} (?:fields?|champs) ?: "
+                    r"((?:`\w+`(?:,\s+|\s+(?:and|et)\s+)?)+)")
 
 
 def test_the_reply_fields_a_readme_lists_are_the_real_ones():
     """A backticked list after `Reply` (`text`, `tool_calls`, ...) names real fields."""
     fields = {f.name for f in dataclasses.fields(Reply)}
-    for readme in READMES:
+    for readme in with_twins(READMES):
         text = readme.read_text(encoding="utf-8")
         for listing in LISTED.findall(text):
             named = set(re.findall(r"`(\w+)`", listing))
@@ -157,11 +162,33 @@ STAGE_READMES = sorted(ROOT.glob("stages/[0-9][0-9]_*/README.md"))
 IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$")
 
 
+BOOK = "From the book"
+
+
+def sections(text: str) -> list[str]:
+    """The `## ` headings of a README, in order."""
+    return re.findall(r"^## (.+)$", prose(text), re.M)
+
+
 def book_section(readme: Path) -> str:
-    """The body of a stage README's `## From the book` section ('' when it has none)."""
-    match = re.search(r"^## From the book\n(.*?)(?=^## |\Z)", readme.read_text("utf-8"),
-                      re.S | re.M)
+    """The body of a stage README's `## From the book` section ('' when it has none); in
+    a French twin, of the section whose heading stands where the English one's does."""
+    text, title = readme.read_text("utf-8"), BOOK
+    if readme.name != "README.md":
+        english, french = sections(readme.with_name("README.md").read_text("utf-8")), sections(text)
+        if BOOK not in english or len(english) != len(french):
+            return ""
+        title = french[english.index(BOOK)]
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     return match.group(1) if match else ""
+
+
+def book_rows(readme: Path) -> list[list[str]]:
+    """The cells of each row of the section's table (its header and rule left out)."""
+    lines = book_section(readme).splitlines()
+    return [[c.strip() for c in row.strip("|").split(" | ")]
+            for row, below in zip(lines, lines[1:] + [""], strict=True)
+            if row.startswith("| ") and not below.startswith("|---")]
 
 
 def defined(path: Path) -> set[str]:
@@ -181,21 +208,25 @@ def defined(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("readme", STAGE_READMES, ids=lambda p: p.parent.name)
+def stage_readme(p: Path) -> str:
+    """A stage README as a test id: `05_react_loop/README.fr.md`."""
+    return f"{p.parent.name}/{p.name}"
+
+
+@pytest.mark.parametrize("readme", with_twins(STAGE_READMES), ids=stage_readme)
 def test_each_stage_maps_back_to_the_book_right_before_run_it(readme):
-    heads = re.findall(r"^## (.+)$", readme.read_text(encoding="utf-8"), re.M)
-    assert "From the book" in heads and "Run it" in heads, f"{readme.parent.name}: {heads}"
-    assert heads.index("From the book") + 1 == heads.index("Run it"), (
+    # the English decides where the section goes; a twin's headings follow it one for one
+    heads = sections(readme.with_name("README.md").read_text(encoding="utf-8"))
+    assert BOOK in heads and "Run it" in heads, f"{readme.parent.name}: {heads}"
+    assert heads.index(BOOK) + 1 == heads.index("Run it"), (
         f"{readme.parent.name}: '## From the book' goes right before '## Run it': {heads}")
-    rows = [r for r in book_section(readme).splitlines()
-            if r.startswith("| ") and not r.startswith("| in the book")]
-    assert rows, f"{readme.parent.name}: the section has no rows"
-    for row in rows:
-        cells = [c.strip() for c in row.strip("|").split(" | ")]
-        assert len(cells) == 3 and all(cells), f"a row needs book, here, and why: {row}"
+    rows = book_rows(readme)
+    assert rows, f"{stage_readme(readme)}: the section has no rows"
+    for cells in rows:
+        assert len(cells) == 3 and all(cells), f"a row needs book, here, and why: {cells}"
 
 
-@pytest.mark.parametrize("readme", STAGE_READMES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("readme", with_twins(STAGE_READMES), ids=stage_readme)
 def test_what_the_book_table_names_is_defined_where_it_points(readme):
     """`function` names in a row's "here" cell exist in a file the section links, or in
     the stage's own files: a rename in the code must not leave the map pointing nowhere."""
@@ -205,13 +236,12 @@ def test_what_the_book_table_names_is_defined_where_it_points(readme):
     files += sorted(readme.parent.glob("*.py"))
     known = set().union(*(defined(f) for f in files if f.exists()))
     missing = []
-    for row in section.splitlines():
-        cells = row.strip("|").split(" | ")
-        if len(cells) != 3 or cells[0].strip() in ("in the book", "---"):
+    for cells in book_rows(readme):
+        if len(cells) != 3:
             continue
         here = re.sub(r"\[`[^`]*`\]\([^)]*\)", "", cells[1])  # the links' own names
         missing += [n for n in BACKTICKED.findall(here)
                     if IDENTIFIER.match(n) and n not in known]
     assert not missing, (
-        f"{readme.parent.name}'s 'From the book' names what no linked file defines: "
+        f"{stage_readme(readme)}'s 'From the book' names what no linked file defines: "
         f"{sorted(set(missing))}")

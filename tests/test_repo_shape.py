@@ -6,15 +6,17 @@ import difflib
 import re
 
 import pytest
-from helpers import ROOT, STAGE_DIRS
+from helpers import ROOT, STAGE_DIRS, with_twins
 
 # Changed code lines between consecutive stages. A step that teaches one idea stays within
 # MAX_STEP. A larger one says so in its README, on a line `Larger step (N changed lines):`
 # that gives its size and its reason, so a learner knows before reading the diff; N must
 # be the size (within STALE lines: the README grows stale, the test says so), and no step
 # may pass MAX_LARGER_STEP: past that the stage teaches two things and must be split.
+# A French twin says it too: `Étape plus longue (N lignes changées) :`.
 MIN_STEP, MAX_STEP, MAX_LARGER_STEP, STALE = 15, 80, 180, 10
-LARGER_STEP = re.compile(r"^Larger step \((\d+) changed lines\):", re.M)
+LARGER_STEP = re.compile(r"^(?:Larger step \((\d+) changed lines\)|"
+                         r"Étape plus longue \((\d+) lignes changées\)) ?:", re.M)
 
 
 def code_files(folder):
@@ -32,11 +34,12 @@ def changed_lines(old, new) -> int:
     return total
 
 
-def test_readme_shows_the_two_commands_and_every_stage():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("path", with_twins([ROOT / "README.md"]), ids=lambda p: p.name)
+def test_readme_shows_the_two_commands_and_every_stage(path):
+    readme = path.read_text(encoding="utf-8")
     assert "uv run tao tour" in readme and "uv run pytest" in readme
     for folder in STAGE_DIRS:
-        assert folder.name in readme, f"README.md's stage map misses {folder.name}"
+        assert folder.name in readme, f"{path.name}'s stage map misses {folder.name}"
 
 
 def test_stages_are_numbered_from_01_without_gaps():
@@ -64,22 +67,23 @@ def test_shared_is_imported_never_copied(folder):
 def test_consecutive_stages_differ_by_a_readable_step(pair):
     old, new = pair
     n = changed_lines(old, new)
-    readme = (new / "README.md").read_text(encoding="utf-8")
-    declared = LARGER_STEP.search(readme)
     step = f"{old.name} -> {new.name} changes {n} code lines"
-    if n > MAX_STEP:
-        assert declared, (f"{step} (budget {MAX_STEP}); split the stage, or give its size and "
-                          f"reason in its README: 'Larger step ({n} changed lines): ...'")
-    if declared:
-        said = int(declared.group(1))
-        assert said - STALE <= n <= said, f"{step}, but its README says {said}: update it"
-        assert n > MAX_STEP, f"{step}: within the budget, so no 'Larger step' line is needed"
+    for path in with_twins([new / "README.md"]):
+        declared = LARGER_STEP.search(path.read_text(encoding="utf-8"))
+        if n > MAX_STEP:
+            assert declared, (f"{step} (budget {MAX_STEP}); split the stage, or give its size "
+                              f"and reason in its {path.name}: 'Larger step ({n} changed "
+                              "lines): ...'")
+        if declared:
+            said = int(declared.group(1) or declared.group(2))
+            assert said - STALE <= n <= said, f"{step}, but its {path.name} says {said}: update it"
+            assert n > MAX_STEP, f"{step}: within the budget, so no 'Larger step' line is needed"
     assert n <= MAX_LARGER_STEP, f"{step}, past {MAX_LARGER_STEP}: it teaches two things"
     assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
 
 
 # a python fence, optionally right under a line that names its file: `shared/x.py`:
-FENCE = re.compile(r"(?:^`([^`\n]+)`:\n)?```python\n(.*?)```", re.S | re.M)
+FENCE = re.compile(r"(?:^`([^`\n]+)` ?:\n)?```python\n(.*?)```", re.S | re.M)
 
 
 def stale_excerpts(readme: str, folder, root=ROOT) -> list[str]:
@@ -102,10 +106,11 @@ def stale_excerpts(readme: str, folder, root=ROOT) -> list[str]:
 
 @pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
 def test_readme_code_excerpts_match_the_stage_code(folder):
-    readme = (folder / "README.md").read_text(encoding="utf-8")
-    assert FENCE.search(readme), f"{folder.name}/README.md shows no code from the stage"
-    problems = stale_excerpts(readme, folder)
-    assert not problems, f"{folder.name}/README.md " + f"\n{folder.name}/README.md ".join(problems)
+    for path in with_twins([folder / "README.md"]):
+        readme, where = path.read_text(encoding="utf-8"), f"{folder.name}/{path.name} "
+        assert FENCE.search(readme), f"{where}shows no code from the stage"
+        problems = stale_excerpts(readme, folder)
+        assert not problems, where + f"\n{where}".join(problems)
 
 
 def test_the_budget_counter_counts():

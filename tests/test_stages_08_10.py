@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers, when run as
 
 # ruff: noqa: E402  (the imports below need tests/ on sys.path, set just above)
 from fake_api import FakeAPI, anthropic_stream, check_anthropic, check_openai, openai_stream
-from helpers import ROOT, load_stage, run_stage, stage_dir
+from helpers import ROOT, load_stage, run_stage, stage_dir, with_twins
 
 from shared.providers import OfflineProvider, ProviderError, Reply, ScriptedProvider
 from shared.providers.anthropic_provider import AnthropicProvider, to_anthropic
@@ -619,7 +619,7 @@ def test_stage10_fetch_and_search_are_async_read_only_and_described():
 
 
 def test_readme_stage_maps_cover_08_to_10():
-    for path in (ROOT / "README.md", ROOT / "stages" / "README.md"):
+    for path in with_twins([ROOT / "README.md", ROOT / "stages" / "README.md"]):
         text = path.read_text(encoding="utf-8")
         for name in ("08_memory_budget", "09_stop_reasons", "10_concurrent_tools"):
             assert name in text, f"{path.relative_to(ROOT)} does not list {name}"
