@@ -25,8 +25,8 @@ from pathlib import Path
 
 from shared.cli.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
-__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage", "run_stage",
-           "run_stage_process", "run_tao", "stage_dir"]
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage",
+           "readme_and_twin", "run_stage", "run_stage_process", "run_tao", "stage_dir"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
@@ -38,6 +38,13 @@ REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_
 def stage_dir(number: str) -> Path:
     """The folder of stage `number` (the kit's one stage finder)."""
     return find_stage(number)
+
+
+def readme_and_twin(readme: Path) -> list[Path]:
+    """`readme`, then its French twin `README.fr.md` beside it when there is one: a claim
+    a test checks in a README (a number, a path, a table) must hold in both languages."""
+    twin = readme.with_name("README.fr.md")
+    return [readme, twin] if twin.is_file() else [readme]
 
 
 def clean_env(**extra) -> dict:

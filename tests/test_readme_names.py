@@ -15,12 +15,14 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, readme_and_twin
 
 from shared.providers import Reply
 
-READMES = sorted(p for p in ROOT.rglob("README.md")
-                 if not {".venv", "node_modules", ".git", ".pytest_cache"} & set(p.parts))
+# every README and its French twin: a path or an exercise number must be right in both
+READMES = sorted(p for p in ROOT.rglob("README*.md")
+                 if p.name in ("README.md", "README.fr.md")
+                 and not {".venv", "node_modules", ".git", ".pytest_cache"} & set(p.parts))
 
 TOP = ("stages", "shared", "tests", "exercises", "benchmarks")
 # a path inside this repository, as READMEs write it: from the top, or an exercise file
@@ -91,7 +93,7 @@ def test_an_exercise_named_with_its_number_and_file_agrees_on_both():
     assert not wrong, f"exercise numbers and file names disagree: {wrong}"
 
 
-MENTION = re.compile(r"\b[Ee]xercises? (\d+(?:(?:, | and | to )\d+)*)")
+MENTION = re.compile(r"\b[Ee]xerci(?:se|ce)s? (\d+(?:(?:, | and | to | et | à )\d+)*)")
 
 
 def test_every_exercise_number_a_readme_mentions_is_an_exercise():
@@ -101,7 +103,7 @@ def test_every_exercise_number_a_readme_mentions_is_an_exercise():
     for readme in READMES:
         for numbers in MENTION.findall(readme.read_text(encoding="utf-8")):
             said = [int(n) for n in re.findall(r"\d+", numbers)]
-            if " to " in numbers:
+            if " to " in numbers or " à " in numbers:
                 said = list(range(said[0], said[-1] + 1))
             unknown += [(readme.relative_to(ROOT).as_posix(), n) for n in said if n not in have]
     assert not unknown, f"READMEs mention exercises that do not exist: {unknown}"
@@ -145,10 +147,15 @@ IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$")
 
 
 def book_section(readme: Path) -> str:
-    """The body of a stage README's `## From the book` section ('' when it has none)."""
-    match = re.search(r"^## From the book\n(.*?)(?=^## |\Z)", readme.read_text("utf-8"),
-                      re.S | re.M)
-    return match.group(1) if match else ""
+    """The body of a stage README's `## From the book` section ('' when it has none); in
+    a twin, the body of the `##` section at the same place, whatever its title says."""
+    english = (readme.parent / "README.md").read_text("utf-8")
+    heads = re.findall(r"^## (.+)$", english, re.M)
+    if "From the book" not in heads:
+        return ""
+    bodies = re.split(r"^## .*\n", readme.read_text("utf-8"), flags=re.M)[1:]
+    assert len(bodies) == len(heads), f"{readme} and README.md have different `##` sections"
+    return bodies[heads.index("From the book")]
 
 
 def defined(path: Path) -> set[str]:
@@ -182,7 +189,8 @@ def test_each_stage_maps_back_to_the_book_right_before_run_it(readme):
         assert len(cells) == 3 and all(cells), f"a row needs book, here, and why: {row}"
 
 
-@pytest.mark.parametrize("readme", STAGE_READMES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("readme", [t for r in STAGE_READMES for t in readme_and_twin(r)],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_what_the_book_table_names_is_defined_where_it_points(readme):
     """`function` names in a row's "here" cell exist in a file the section links, or in
     the stage's own files: a rename in the code must not leave the map pointing nowhere."""
@@ -200,5 +208,5 @@ def test_what_the_book_table_names_is_defined_where_it_points(readme):
         missing += [n for n in BACKTICKED.findall(here)
                     if IDENTIFIER.match(n) and n not in known]
     assert not missing, (
-        f"{readme.parent.name}'s 'From the book' names what no linked file defines: "
-        f"{sorted(set(missing))}")
+        f"{readme.parent.name}/{readme.name}'s 'From the book' names what no linked file "
+        f"defines: {sorted(set(missing))}")

@@ -6,15 +6,23 @@ import difflib
 import re
 
 import pytest
-from helpers import ROOT, STAGE_DIRS
+from helpers import ROOT, STAGE_DIRS, readme_and_twin
 
 # Changed code lines between consecutive stages. A step that teaches one idea stays within
 # MAX_STEP. A larger one says so in its README, on a line `Larger step (N changed lines):`
 # that gives its size and its reason, so a learner knows before reading the diff; N must
 # be the size (within STALE lines: the README grows stale, the test says so), and no step
 # may pass MAX_LARGER_STEP: past that the stage teaches two things and must be split.
+# The French twin says the same on its own line, `Étape plus longue (N lignes de code
+# modifiées) :`, and its N is checked the same way.
 MIN_STEP, MAX_STEP, MAX_LARGER_STEP, STALE = 15, 80, 180, 10
-LARGER_STEP = re.compile(r"^Larger step \((\d+) changed lines\):", re.M)
+LARGER_STEP = {
+    "README.md": re.compile(r"^Larger step \((\d+) changed lines\):", re.M),
+    "README.fr.md": re.compile(r"^Étape plus (?:longue|grande) \((\d+) lignes (?:de code )?"
+                               r"(?:modifiées|changées)\) ?:", re.M),
+}
+SAY_LARGER_STEP = {"README.md": "Larger step ({n} changed lines):",
+                   "README.fr.md": "Étape plus longue ({n} lignes de code modifiées) :"}
 
 
 def code_files(folder):
@@ -64,16 +72,17 @@ def test_shared_is_imported_never_copied(folder):
 def test_consecutive_stages_differ_by_a_readable_step(pair):
     old, new = pair
     n = changed_lines(old, new)
-    readme = (new / "README.md").read_text(encoding="utf-8")
-    declared = LARGER_STEP.search(readme)
     step = f"{old.name} -> {new.name} changes {n} code lines"
-    if n > MAX_STEP:
-        assert declared, (f"{step} (budget {MAX_STEP}); split the stage, or give its size and "
-                          f"reason in its README: 'Larger step ({n} changed lines): ...'")
-    if declared:
-        said = int(declared.group(1))
-        assert said - STALE <= n <= said, f"{step}, but its README says {said}: update it"
-        assert n > MAX_STEP, f"{step}: within the budget, so no 'Larger step' line is needed"
+    for readme in readme_and_twin(new / "README.md"):
+        declared = LARGER_STEP[readme.name].search(readme.read_text(encoding="utf-8"))
+        if n > MAX_STEP:
+            assert declared, (f"{step} (budget {MAX_STEP}); split the stage, or give its size "
+                              f"and reason in its {readme.name}: "
+                              f"'{SAY_LARGER_STEP[readme.name].format(n=n)} ...'")
+        if declared:
+            said = int(declared.group(1))
+            assert said - STALE <= n <= said, f"{step}, but its {readme.name} says {said}"
+            assert n > MAX_STEP, f"{step}: within the budget, so {readme.name} needs no such line"
     assert n <= MAX_LARGER_STEP, f"{step}, past {MAX_LARGER_STEP}: it teaches two things"
     assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
 
@@ -102,10 +111,11 @@ def stale_excerpts(readme: str, folder, root=ROOT) -> list[str]:
 
 @pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
 def test_readme_code_excerpts_match_the_stage_code(folder):
-    readme = (folder / "README.md").read_text(encoding="utf-8")
-    assert FENCE.search(readme), f"{folder.name}/README.md shows no code from the stage"
-    problems = stale_excerpts(readme, folder)
-    assert not problems, f"{folder.name}/README.md " + f"\n{folder.name}/README.md ".join(problems)
+    for path in readme_and_twin(folder / "README.md"):
+        readme, where = path.read_text(encoding="utf-8"), f"{folder.name}/{path.name} "
+        assert FENCE.search(readme), f"{where}shows no code from the stage"
+        problems = stale_excerpts(readme, folder)
+        assert not problems, where + f"\n{where}".join(problems)
 
 
 def test_the_budget_counter_counts():
