@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, readme_and_twin
+from helpers import ROOT, readme_and_twin, readme_section
 
 from shared.providers import Reply
 
@@ -147,15 +147,9 @@ IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$")
 
 
 def book_section(readme: Path) -> str:
-    """The body of a stage README's `## From the book` section ('' when it has none); in
-    a twin, the body of the `##` section at the same place, whatever its title says."""
-    english = (readme.parent / "README.md").read_text("utf-8")
-    heads = re.findall(r"^## (.+)$", english, re.M)
-    if "From the book" not in heads:
-        return ""
-    bodies = re.split(r"^## .*\n", readme.read_text("utf-8"), flags=re.M)[1:]
-    assert len(bodies) == len(heads), f"{readme} and README.md have different `##` sections"
-    return bodies[heads.index("From the book")]
+    """The body of a stage README's `## From the book` section ('' when it has none), or
+    of the section at its place in a twin."""
+    return readme_section(readme, "## From the book")
 
 
 def defined(path: Path) -> set[str]:
