@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import runpy
 import signal
 import subprocess
@@ -25,8 +26,9 @@ from pathlib import Path
 
 from shared.cli.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
-__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage", "run_stage",
-           "run_stage_process", "run_tao", "stage_dir", "twin", "with_twins"]
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage",
+           "readme_section", "run_stage", "run_stage_process", "run_tao", "stage_dir", "twin",
+           "with_twins"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
@@ -48,7 +50,37 @@ def twin(readme: Path) -> Path:
 def with_twins(readmes) -> list[Path]:
     """Each README, followed by its French twin where it has one: a claim a test holds
     to the code is held in both languages."""
-    return [p for readme in readmes for p in (readme, twin(readme)) if p.is_file()]
+    return [p for readme in readmes for p in (readme, twin(readme))
+            if p is readme or p.is_file()]
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int]]:
+    """(line index, level) of each Markdown heading, those inside code fences left out."""
+    found, fenced = [], False
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (match := re.match(r"(#+) ", line)):
+            found.append((i, len(match.group(1))))
+    return found
+
+
+def readme_section(readme: Path, heading: str) -> str:
+    """The body of `heading` (`## Run it`, `### Pitfalls`) in `readme`, up to the next
+    heading of its level or above; in a twin, of the heading at the same place (a twin
+    keeps its README.md's headings one for one, in its own words). '' if there is none."""
+    english = (readme.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    heads = _headings(english)
+    at = [n for n, (i, _) in enumerate(heads) if english[i] == heading]
+    if not at:
+        return ""
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    mine = _headings(lines)
+    assert [lv for _, lv in mine] == [lv for _, lv in heads], (
+        f"{readme} does not keep the headings of README.md one for one")
+    start, level = mine[at[0]]
+    end = next((i for i, lv in mine[at[0] + 1:] if lv <= level), len(lines))
+    return "\n".join(lines[start + 1:end]) + "\n"
 
 
 def clean_env(**extra) -> dict:

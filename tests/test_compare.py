@@ -161,19 +161,21 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
     """The README's "Text or native? Measured" tables, each run again (the offline model
     is deterministic, its clock frozen): a change to a loop, a quirk or a task that moves
     a number fails here until `tao compare` regenerates the table."""
-    from helpers import ROOT
+    from helpers import ROOT, with_twins
 
-    readme = (ROOT / "stages" / "07_native_tools" / "README.md").read_text(encoding="utf-8")
-    blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", readme,
-                             flags=re.S))
-    assert set(blocks) == {"tao compare --markdown", "tao compare --quirk all"}
     tasks = compare.load_tasks()
     clean = compare.summarise(compare.compare(build_provider("offline"), ["text", "native"],
                                               tasks))
-    assert blocks["tao compare --markdown"] == compare.markdown(clean)
     quirks = compare.quirk_summaries(tasks, ["text", "native"])
-    assert blocks["tao compare --quirk all"] == compare.quirk_markdown(quirks)
-    assert f"{len(tasks)} tasks" in readme
+    tables = {"tao compare --markdown": compare.markdown(clean),
+              "tao compare --quirk all": compare.quirk_markdown(quirks)}
+    tasks_said = {"README.md": f"{len(tasks)} tasks", "README.fr.md": f"{len(tasks)} tâches"}
+    for path in with_twins([ROOT / "stages" / "07_native_tools" / "README.md"]):
+        readme = path.read_text(encoding="utf-8")
+        blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", readme,
+                                 flags=re.S))
+        assert blocks == tables, f"stage 07's {path.name}: regenerate its tables"
+        assert tasks_said[path.name] in readme, f"{path.name} should say {tasks_said[path.name]}"
 
 
 def test_tao_compare_record_then_replay_gives_the_same_json(tmp_path):

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, with_twins
+from helpers import ROOT, readme_section, with_twins
 
 from shared.providers import Reply
 
@@ -171,16 +171,9 @@ def sections(text: str) -> list[str]:
 
 
 def book_section(readme: Path) -> str:
-    """The body of a stage README's `## From the book` section ('' when it has none); in
-    a French twin, of the section whose heading stands where the English one's does."""
-    text, title = readme.read_text("utf-8"), BOOK
-    if readme.name != "README.md":
-        english, french = sections(readme.with_name("README.md").read_text("utf-8")), sections(text)
-        if BOOK not in english or len(english) != len(french):
-            return ""
-        title = french[english.index(BOOK)]
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    return match.group(1) if match else ""
+    """The body of a stage README's `## From the book` section ('' when it has none), or
+    of the section at its place in a twin."""
+    return readme_section(readme, "## From the book")
 
 
 def book_rows(readme: Path) -> list[list[str]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
-from helpers import ROOT, stage_dir
+from helpers import ROOT, readme_section, stage_dir, with_twins
 from test_repo_shape import stale_excerpts
 
 from shared.providers import anthropic_provider, base, defaults, openai_provider, sdk_base
@@ -16,16 +17,21 @@ README = stage_dir("07") / "README.md"
 JSON_FENCE = re.compile(r"```json\n(.*?)```", re.S)
 
 
-def section(text: str, title: str) -> str:
-    """The body of the `## title` section of a README."""
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    assert match, f"stage 07's README has no '## {title}' section"
-    return match.group(1)
+def section(readme: Path, heading: str) -> str:
+    """The body of `heading` in stage 07's README, or of its place in the French twin."""
+    body = readme_section(readme, heading)
+    assert body, f"stage 07's README has no '{heading}' section"
+    return body
+
+
+@pytest.fixture(scope="module", params=with_twins([README]), ids=lambda p: p.name)
+def readme(request) -> Path:
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def wire() -> str:
-    return section(README.read_text(encoding="utf-8"), "On the wire")
+def wire(readme) -> str:
+    return section(readme, "## On the wire")
 
 
 def test_the_section_sits_between_how_it_works_and_run_it():
@@ -68,27 +74,40 @@ def test_every_piece_named_is_pointed_to(wire, name):
     assert f"`{name}`" in wire, f"the section no longer points to `{name}`"
 
 
-def test_the_numbers_in_the_prose_are_the_code_s(wire):
+# the code's numbers as each language writes them in the section's prose
+CLAIMS = {
+    "README.md": ["`MAX_ATTEMPTS` is {attempts}", "{first} s then {second} s",
+                  "more than {wait} s (`MAX_WAIT`)", "{max_tokens} by default",
+                  "({timeout} s, `TAO_TIMEOUT`)"],
+    "README.fr.md": ["`MAX_ATTEMPTS` vaut {attempts}", "{first} s puis {second} s",
+                     "plus de {wait} s (`MAX_WAIT`)", "{max_tokens} par défaut",
+                     "({timeout} s, `TAO_TIMEOUT`)"],
+}
+THOUSANDS = {"README.md": ",", "README.fr.md": " "}  # 1,024 and 1 024
+
+
+def test_the_numbers_in_the_prose_are_the_code_s(readme, wire):
     first, second = (sdk_base.SDKProvider.retry_base * 2 ** n for n in (0, 1))
-    claims = [f"`MAX_ATTEMPTS` is {sdk_base.MAX_ATTEMPTS}", f"{first:g} s then {second:g} s",
-              f"more than {sdk_base.MAX_WAIT:g} s (`MAX_WAIT`)",
-              f"{defaults.DEFAULT_MAX_TOKENS:,} by default",
-              f"({sdk_base.DEFAULT_TIMEOUT:g} s, `TAO_TIMEOUT`)"]
+    values = {"attempts": sdk_base.MAX_ATTEMPTS, "first": f"{first:g}",
+              "second": f"{second:g}", "wait": f"{sdk_base.MAX_WAIT:g}",
+              "timeout": f"{sdk_base.DEFAULT_TIMEOUT:g}",
+              "max_tokens": f"{defaults.DEFAULT_MAX_TOKENS:,}".replace(
+                  ",", THOUSANDS[readme.name])}
     prose = " ".join(wire.split())
-    for claim in claims:
-        assert claim in prose, f"the section should say {claim!r}, as the code does"
+    for claim in (c.format(**values) for c in CLAIMS[readme.name]):
+        assert claim in prose, f"{readme.name}'s section should say {claim!r}, as the code does"
     assert openai_provider.STOP_REASONS["length"] == "max_tokens"
 
 
-def test_pitfalls_cover_the_six_bugs(wire):
-    pitfalls = section(README.read_text(encoding="utf-8").replace("### Pitfalls", "## Pitfalls"),
-                       "Pitfalls")
-    items = re.findall(r"^\d+\. \*\*(.+?)\*\*", pitfalls, re.M)
-    topics = ["sent to OpenAI unchanged", "One user message per tool result",
-              "empty assistant `content: []`", "`next()` on a reply with no text",
-              "cut off at `max_tokens`", "SDK stream helper"]
-    for topic in topics:
-        assert any(topic in item for item in items), f"no pitfall about {topic!r}: {items}"
+def test_pitfalls_cover_the_six_bugs(readme, wire):
+    items = re.findall(r"^\d+\. \*\*(.+?)\*\*", section(readme, "### Pitfalls"), re.M)
+    if readme.name == "README.md":  # the topics in the English's words; the twin's count
+        topics = ["sent to OpenAI unchanged", "One user message per tool result",
+                  "empty assistant `content: []`", "`next()` on a reply with no text",
+                  "cut off at `max_tokens`", "SDK stream helper"]
+        for topic in topics:
+            assert any(topic in item for item in items), f"no pitfall about {topic!r}: {items}"
+    assert len(items) == 6, f"{readme.name} should list the six pitfalls: {items}"
     assert "--show-wire" in wire and "--show-wire openai" in wire
 
 

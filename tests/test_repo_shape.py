@@ -13,10 +13,16 @@ from helpers import ROOT, STAGE_DIRS, with_twins
 # that gives its size and its reason, so a learner knows before reading the diff; N must
 # be the size (within STALE lines: the README grows stale, the test says so), and no step
 # may pass MAX_LARGER_STEP: past that the stage teaches two things and must be split.
-# A French twin says it too: `Étape plus longue (N lignes changées) :`.
+# The French twin says the same on its own line, `Étape plus longue (N lignes de code
+# modifiées) :`, and its N is checked the same way.
 MIN_STEP, MAX_STEP, MAX_LARGER_STEP, STALE = 15, 80, 180, 10
-LARGER_STEP = re.compile(r"^(?:Larger step \((\d+) changed lines\)|"
-                         r"Étape plus longue \((\d+) lignes changées\)) ?:", re.M)
+LARGER_STEP = {
+    "README.md": re.compile(r"^Larger step \((\d+) changed lines\):", re.M),
+    "README.fr.md": re.compile(r"^Étape plus (?:longue|grande) \((\d+) lignes (?:de code )?"
+                               r"(?:modifiées|changées)\) ?:", re.M),
+}
+SAY_LARGER_STEP = {"README.md": "Larger step ({n} changed lines):",
+                   "README.fr.md": "Étape plus longue ({n} lignes de code modifiées) :"}
 
 
 def code_files(folder):
@@ -68,16 +74,16 @@ def test_consecutive_stages_differ_by_a_readable_step(pair):
     old, new = pair
     n = changed_lines(old, new)
     step = f"{old.name} -> {new.name} changes {n} code lines"
-    for path in with_twins([new / "README.md"]):
-        declared = LARGER_STEP.search(path.read_text(encoding="utf-8"))
+    for readme in with_twins([new / "README.md"]):
+        declared = LARGER_STEP[readme.name].search(readme.read_text(encoding="utf-8"))
         if n > MAX_STEP:
             assert declared, (f"{step} (budget {MAX_STEP}); split the stage, or give its size "
-                              f"and reason in its {path.name}: 'Larger step ({n} changed "
-                              "lines): ...'")
+                              f"and reason in its {readme.name}: "
+                              f"'{SAY_LARGER_STEP[readme.name].format(n=n)} ...'")
         if declared:
-            said = int(declared.group(1) or declared.group(2))
-            assert said - STALE <= n <= said, f"{step}, but its {path.name} says {said}: update it"
-            assert n > MAX_STEP, f"{step}: within the budget, so no 'Larger step' line is needed"
+            said = int(declared.group(1))
+            assert said - STALE <= n <= said, f"{step}, but its {readme.name} says {said}"
+            assert n > MAX_STEP, f"{step}: within the budget, so {readme.name} needs no such line"
     assert n <= MAX_LARGER_STEP, f"{step}, past {MAX_LARGER_STEP}: it teaches two things"
     assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
 
