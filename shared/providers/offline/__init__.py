@@ -27,12 +27,14 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..defaults import DEFAULT_MODELS
-from .conversation import read_situation
 from .quirks import QUIRKS, apply_quirk
-from .rules import Draft, decide
+
+if TYPE_CHECKING:
+    from .rules import Draft
 
 __all__ = ["QUIRKS", "OfflineProvider"]
 
@@ -60,6 +62,11 @@ class OfflineProvider(Provider):
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Decide the reply by the rules, stream its text in small deltas, then the Reply."""
+        # imported here: the rules compile their word patterns (both languages') on the
+        # first reply, not whenever `tao` or a stage starts and imports the providers
+        from .conversation import read_situation
+        from .rules import Draft, decide
+
         usable = _allowed(tools, options.tool_choice)
         forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
         situation = read_situation(messages, system or "", usable, forced)

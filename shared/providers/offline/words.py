@@ -23,10 +23,10 @@ into is it its just let like many may me might more most much must my no not of 
 or our out over please she should show so some such tell than that the their them then
 there these they this those to too up us use using very want was we were what when
 where which who whom why will with would you your yourself
-à au aux avec c ce ces cet cette d dans de des du elle en es est et être il ils j je l la
-le les leur lui m ma me mes moi mon n ne nous on ou où par pas peux pouvez pour qu que quel
-quelle quels quelles qui quoi s sa se ses son sont sur t ta te tes toi ton tu un une vos
-votre vous y donne donnez dis dites fais faites svp stp merci combien
+à au aux avec ce ces cet cette dans de des du elle en es est et être il ils je la le les leur
+lui ma me mes moi mon ne nous on ou où par pas peux pouvez pour que quel quelle quels quelles
+qui quoi sa se ses son sont sur ta te tes toi ton tu un une vos votre vous donne donnez dis
+dites fais faites svp stp merci combien
 """.split())
 
 # French words -> the English word they stand for (the kit's tools are described in English)
@@ -141,7 +141,9 @@ def stems(text: str) -> frozenset[str]:
     """The stems of the words in `text` that are not stopwords."""
     found = set()
     for word in WORD.findall(text):
-        word = re.split(r"['’]", word.lower())[0]  # what's -> what, l' -> l
+        if word[-1] in "'’":
+            continue  # an elision (l', qu'): the word it belongs to follows
+        word = re.split(r"['’]", word.lower())[0]  # what's -> what
         word = FRENCH.get(word, word)
         if word not in STOPWORDS:
             found.add(stem(word))
