@@ -79,6 +79,32 @@ MESSAGES = {
                           "re-check on every save.",
                     "fr": "Bloqué ? `tao hint`. Vérifiez de nouveau avec `tao check`, ou "
                           "laissez `tao watch` vérifier à chaque enregistrement."},
+    # tao watch (its keys stay the same letters in both languages)
+    "watch.keys": {"en": "watching {file} · h hint · l list · n next exercise · r reset · q quit",
+                   "fr": "surveillance de {file} · h indice · l liste · n exercice suivant · "
+                         "r réinitialiser · q quitter"},
+    "watch.list_keys": {
+        "en": "↑/↓ or j/k move · Enter picks · or type a number, then Enter · l closes the list",
+        "fr": "↑/↓ ou j/k pour se déplacer · Entrée pour choisir · ou tapez un numéro, puis "
+              "Entrée · l ferme la liste"},
+    "watch.picking": {"en": " · picking {number}…", "fr": " · choix du {number}…"},
+    "watch.hint": {"en": "Hint for exercise {number}:", "fr": "Indice pour l'exercice {number} :"},
+    "watch.next": {"en": "Press n for the next exercise.",
+                   "fr": "Appuyez sur n pour l'exercice suivant."},
+    "watch.no_such": {"en": "no exercise {number}: choose 1 to {total}",
+                      "fr": "pas d'exercice {number} : choisissez de 1 à {total}"},
+    "watch.all_done": {"en": "every exercise is done: nothing to reset",
+                       "fr": "tous les exercices sont réussis : rien à réinitialiser"},
+    "watch.is_stub": {"en": "{file} is already the original stub",
+                      "fr": "{file} est déjà le squelette d'origine"},
+    "watch.reset_ask": {
+        "en": "Reset {file} to its stub? Your changes will be lost. Press y to reset, any "
+              "other key to keep them.",
+        "fr": "Remettre {file} dans son état d'origine ? Vos modifications seront perdues. "
+              "Appuyez sur y pour réinitialiser, sur toute autre touche pour les garder."},
+    "watch.kept": {"en": "{file} is left as it is", "fr": "{file} reste tel quel"},
+    "watch.reset": {"en": "{file} is the stub again",
+                    "fr": "{file} est de nouveau le squelette d'origine"},
     # tao hint
     "hint.head": {"en": "Hint for exercise {number}: {title} (stage {stage})",
                   "fr": "Indice pour l'exercice {number} : {title} (étape {stage})"},
