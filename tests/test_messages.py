@@ -104,6 +104,53 @@ def test_tao_check_in_french_says_what_the_next_exercise_asks(tmp_path, monkeypa
     assert flat(exercise.task) in shown and exercise.where() in shown
 
 
+def focus_lines(monkeypatch, lang, exercise, result) -> list[str]:
+    """What `show_focus` prints about `exercise` in `lang`, one screen line each."""
+    from io import StringIO
+
+    from shared.cli.exercise_screen import show_focus
+    from shared.trace import make_console
+
+    monkeypatch.setenv("TAO_LANG", lang)
+    out = StringIO()
+    show_focus(make_console(file=out, width=400), exercise, result)
+    return [line for line in out.getvalue().splitlines() if line.strip()]
+
+
+def test_the_task_line_is_shown_only_where_there_is_a_task(monkeypatch):
+    from shared.cli.exercise_state import Result
+
+    english, french = load("en")[0], load("fr")[0]
+    fresh = Result("not attempted")
+    # in English the docstring is the task: the next-exercise line, then where to get help
+    assert len(focus_lines(monkeypatch, "en", english, fresh)) == 2
+    with_task = focus_lines(monkeypatch, "fr", french, fresh)
+    assert len(with_task) == 3 and flat(french.task) in flat(with_task[1])
+
+
+def test_a_failing_test_is_named_only_when_there_is_one(monkeypatch):
+    from shared.cli.exercise_state import Result
+
+    exercise = load("fr")[0]
+    named = focus_lines(monkeypatch, "fr", exercise, Result("failing", "test_x", "boom"))
+    anonymous = focus_lines(monkeypatch, "fr", exercise, Result("failing", "", "boom"))
+    assert "test_x" in named[0] and "`" not in anonymous[0].split(")", 1)[1]
+
+
+def test_statuses_are_shown_in_french_and_kept_in_english(monkeypatch):
+    from shared.cli.exercise_screen import exercise_rows, shown
+    from shared.cli.exercise_state import Result
+
+    monkeypatch.setenv("TAO_LANG", "fr")
+    statuses = ("done", "failing", "timeout", "not attempted", "edited", "missing")
+    french = [shown(status) for status in statuses]
+    assert len(set(french)) == len(statuses) and not set(french) & set(statuses)
+    assert shown("some new status") == "some new status"  # unknown: shown as it is
+    exercise = load("fr")[0]
+    row = exercise_rows([exercise], {exercise.name: Result("not attempted")}, None)[0]
+    assert shown("not attempted") in row.plain and "not attempted" not in row.plain
+
+
 @pytest.mark.parametrize("number", STAGES)
 def test_every_stage_has_a_french_demo_and_summary(number):
     args, stdin = stage_verbs.demo(number, "fr")

@@ -165,6 +165,23 @@ def test_a_summary_at_the_iteration_cap_is_french_after_a_french_request():
     assert words.language(summary) == "fr", summary
 
 
+@pytest.mark.parametrize("asked", ["Qu'a répondu l'outil wordcount ?",
+                                   "Quel était le résultat ?"])
+def test_asked_in_french_what_a_tool_said_before_it_tells_it_again(asked):
+    model = OfflineProvider()
+    request = "Compte les mots de « un deux trois »"
+    first = model.call(ask(request), "", KIT_TOOLS)
+    call = first.tool_calls[0]
+    history = ask(request) + [
+        {"role": "assistant", "content": first.text,
+         "tool_calls": [{"id": call.id, "name": call.name, "args": call.args}]},
+        {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": "3"},
+        {"role": "assistant", "content": "Ce texte compte 3 mots."}]  # stage 08 keeps these
+    told = model.call(history + ask(asked), "", KIT_TOOLS)
+    assert not told.tool_calls and "3" in told.text and "un deux trois" in told.text
+    assert words.language(told.text) == "fr", told.text
+
+
 def test_a_tool_the_kit_does_not_have_is_found_by_its_french_words():
     weather = Tool("get_weather", "Get the current weather for a city.",
                    {"type": "object", "properties": {"city": {"type": "string"}},

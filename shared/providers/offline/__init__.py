@@ -11,6 +11,8 @@ spoils that reply in one place (quirks.py). The package has a line budget
 (tests/test_offline_model.py): teach it a kind of request, not a sentence.
 
 A learner's own tool needs no change here: a good name and description are enough.
+Asked in French, it reads the request with the same rules (words.py knows the French
+words for what tools do) and answers in French (writing.TEXT has every sentence twice).
 
 To change what it does, add a rule to the table in rules.py (its docstring says how).
 To teach it a new kind of argument, add an entry to planning.FILLERS; to tell a kind

@@ -122,7 +122,7 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
         args = args if name == tool else None
         situation.turn.append(Observation(tool, args, result.group(2)))
         return
-    situation.lang = words.language(content) or situation.lang  # answered in the user's
+    situation.lang = words.language(content) or situation.lang  # the reply's language
     if ASKS_FOR_SUMMARY.search(content) and situation.results()[1]:
         situation.summary_asked = True  # about the results so far: they stay in view
         return

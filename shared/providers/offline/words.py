@@ -101,7 +101,7 @@ ELISION = r"\b(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’](?=[^\W\d_])"  # l'heur
 WORD = re.compile(rf"{ELISION}|{LETTERS}(?:['’]{LETTERS})?", re.I)
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 EXPRESSION = re.compile(r"(?<!\()\(*-?\d[-+*/%().\d\s^]*")
-# where one request asks for two things: sentence ends, "and", "then", "also"
+# where one request asks for two things: sentence ends, "and", "then", "also" (et, puis...)
 SEPARATOR = re.compile(r"[.?!;](?=\s|$)|,?(?<!\s)\s+(?:and|then|also|et|puis|ensuite|aussi)\b\s*",
                        re.I)
 
@@ -191,7 +191,8 @@ def unquoted(text: str) -> str:
 
 def spoken_arithmetic(text: str) -> str:
     """`text` with arithmetic in words written in symbols: "4823 times 1979" -> "4823 * 1979",
-    "multiply 6 by 7" -> "6 * 7", "add 10 to 42" -> "42 + 10", "5 squared" -> "5 ** 2"."""
+    "multiply 6 by 7" -> "6 * 7", "add 10 to 42" -> "42 + 10", "5 squared" -> "5 ** 2";
+    in French too: "4823 fois 1979", "divise 100 par 8", "le carré de 12" -> "12 ** 2"."""
     text = text.replace("×", "*").replace("÷", "/")
     text = VERB_FIRST.sub(lambda m: _verb_first(m.group(1).lower(), m.group(2), m.group(3)), text)
     text = SQUARE_OF.sub(lambda m: f"{m.group(2)}{_power(m.group(1))}", text)
