@@ -81,6 +81,12 @@ def test_tao_hint_speaks_the_language_asked_for():
     assert first_rung in shown_fr and flat(french.task) in shown_fr
     assert flat(english.hint.split("\n\n")[0]) in shown_en
     assert first_rung not in shown_en and language_of(fr.stdout) == "fr"
+    # one line per paragraph on a wide terminal: the header, (in French) the task, the rungs
+    rungs = len(english.hint.split("\n\n"))
+    wide = {"COLUMNS": "1000"}
+    for lang, lines in (("en", 1 + rungs), ("fr", 2 + rungs)):
+        shown = run_tao("hint", "2", TAO_LANG=lang, **wide).stdout
+        assert len([line for line in shown.splitlines() if line.strip()]) == lines, shown
 
 
 def flat(text: str) -> str:
