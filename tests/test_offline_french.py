@@ -131,6 +131,7 @@ def test_the_same_requests_in_english_are_answered_in_english():
 def test_small_talk_questions_and_summaries_follow_the_language_of_the_request():
     model = OfflineProvider()
     chat = model.call(ask("Bonjour, qui es-tu ?"), "", KIT_TOOLS).text
+    assert all(tool.name in chat for tool in KIT_TOOLS), chat  # it says what it can use
     lacking = model.call(ask("Compte les mots"), "", KIT_TOOLS)  # no text given: it asks
     assert not lacking.tool_calls
     assert words.language(chat) == "fr" and words.language(lacking.text) == "fr"
@@ -180,6 +181,45 @@ def test_asked_in_french_what_a_tool_said_before_it_tells_it_again(asked):
     told = model.call(history + ask(asked), "", KIT_TOOLS)
     assert not told.tool_calls and "3" in told.text and "un deux trois" in told.text
     assert words.language(told.text) == "fr", told.text
+
+
+def test_a_summary_with_nothing_failed_names_the_request_and_each_tool_once():
+    model = OfflineProvider()
+    request = "Il est quelle heure ?"
+    first = model.call(ask(request), "", KIT_TOOLS)
+    call = first.tool_calls[0]
+    messages = ask(request) + [
+        {"role": "assistant", "content": first.text,
+         "tool_calls": [{"id": call.id, "name": call.name, "args": call.args}]},
+        {"role": "tool", "tool_call_id": call.id, "name": "now", "content": "2026-05-01T09:30"}]
+    summary = model.call(messages, "Summarise what was done.", KIT_TOOLS,
+                         tool_choice="none").text
+    assert request in summary and "now → 2026-05-01T09:30" in summary  # one call: no count
+    assert words.language(summary) == "fr", summary
+
+
+@pytest.mark.parametrize("text", ["dis 'a b' puis", "dis “a b” puis", "dis ‘a b’ puis",
+                                  "dis « a b » puis"])
+def test_a_quote_is_blanked_whole_whatever_its_marks(text):
+    blanked = words.unquoted(text)
+    assert len(blanked) == len(text) and blanked.split() == ["dis", "puis"], blanked
+
+
+def test_importing_the_providers_leaves_the_rules_for_the_first_reply():
+    # every `tao` command and stage imports the providers: the offline model's word
+    # patterns (both languages') compile on its first reply, not then. A fresh
+    # interpreter is the point here: this process has long imported everything.
+    import subprocess
+    import sys
+
+    from helpers import ROOT, clean_env
+
+    probe = ("import sys, shared.providers; print(sorted(m for m in sys.modules "
+             "if m.startswith('shared.providers.offline.')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT, env=clean_env(), timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['shared.providers.offline.quirks']"], done.stdout
 
 
 def test_a_tool_the_kit_does_not_have_is_found_by_its_french_words():
