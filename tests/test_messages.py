@@ -4,6 +4,7 @@ typing each stage's demo in the language asked for."""
 
 from __future__ import annotations
 
+import re
 import string
 import subprocess
 import sys
@@ -170,14 +171,16 @@ def test_every_stage_has_a_french_demo_and_summary(number):
 
 
 class Typed:
-    """Stands in for subprocess.run in `tao tour`: records what each stage was given."""
+    """Stands in for subprocess.run in `tao tour`: records what each stage was given,
+    and says the stages numbered in `failing` exited with 1."""
 
-    def __init__(self):
-        self.inputs = []
+    def __init__(self, failing=()):
+        self.inputs, self.failing = [], failing
 
     def __call__(self, command, input="", **kwargs):
         self.inputs.append(input)
-        return subprocess.CompletedProcess(command, 0)
+        failed = any(f"{number}_" in str(command[1]) for number in self.failing)
+        return subprocess.CompletedProcess(command, int(failed))
 
 
 @pytest.mark.parametrize(("argv", "env", "lang"), [
@@ -226,3 +229,29 @@ def test_stage_10s_french_demo_plans_its_three_calls():
         ("now", {}), ("fetch", {"url": "example.org"}),
         ("search", {"query": "boucles d'agent", "seconds": 1})]
     assert language_of(reply.text) == "fr"
+
+
+def test_a_french_tour_counts_the_stages_that_ran_cleanly(monkeypatch, capsys):
+    monkeypatch.setattr(stage_verbs.subprocess, "run", Typed(failing=("03",)))
+    monkeypatch.setenv("COLUMNS", "400")  # the closing line on one line
+    assert main(["tour", "--lang", "fr"]) == 1
+    done = capsys.readouterr().out.strip().splitlines()[-1]
+    assert [int(n) for n in re.findall(r"\b\d+\b", done)[:2]] == [len(STAGES) - 1,
+                                                                   len(STAGES)], done
+
+
+def test_tao_list_in_french_heads_its_columns_in_french():
+    shown = run_tao("list", TAO_LANG="fr", COLUMNS="200").stdout
+    for column in messages.text("list.columns", "fr").split("|")[1:]:
+        assert column in shown, column
+    assert all(title in shown for title, _ in stage_verbs.SUMMARIES_FR.values())
+
+
+def test_without_its_french_file_an_exercise_keeps_its_english_words(tmp_path, monkeypatch):
+    import shared.cli.exercise_state as state
+
+    (tmp_path / "info.toml").write_bytes((EXERCISES / "info.toml").read_bytes())
+    monkeypatch.setattr(state, "EXERCISES", tmp_path)  # a kit copied without info.fr.toml
+    french, english = state.load("fr"), state.load("en")
+    assert [(e.title, e.hint, e.task) for e in french] == [
+        (e.title, e.hint, e.task) for e in english]
