@@ -46,7 +46,7 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
-OFFLINE = "tests/test_offline_model.py"
+OFFLINE = "tests/test_offline_model.py tests/test_offline_french.py"
 WIRE = "tests/test_wire.py tests/test_wire_faults.py"
 # the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
 STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
@@ -77,13 +77,13 @@ TARGETS = {
     "shared/wire/body.py": WIRE,
     "shared/wire/events.py": WIRE,
     "shared/wire/render.py": WIRE,
-    "shared/cli/stage_verbs.py": "tests/test_cli.py",
-    "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
+    "shared/cli/stage_verbs.py": "tests/test_cli.py tests/test_messages.py",
+    "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py tests/test_messages.py",
     "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
-                                    "tests/test_exercise_cli.py",
+                                    "tests/test_exercise_cli.py tests/test_messages.py",
     "shared/cli/exercise_runner.py": "tests/test_exercise_cli.py",
-    "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py",
-    "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py tests/test_messages.py",
+    "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py tests/test_messages.py",
     "shared/cli/repo.py": "tests/test_cli.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",

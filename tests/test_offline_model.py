@@ -37,7 +37,8 @@ SLOW_FETCH = Tool("slow_fetch", "Pretend to fetch a web page, taking some second
                   schema({"url": {"type": "string"}, "seconds": {"type": "number"}},
                          ["url", "seconds"]), lambda args: f"page {args['url']}")
 NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, SLOW_FETCH, *KIT_TOOLS]
-OFFLINE_BUDGET = 960  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026)
+OFFLINE_BUDGET = 1100  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026, 1086
+# once it read and wrote French: its sentences table and French words are data, not rules)
 
 
 def ask(text):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..messages import LANGUAGES, text
 from ..providers.offline import QUIRKS
 from ..trace import make_console
 from .compare import cmd_compare
@@ -32,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     """Every verb and its arguments (argparse declarations: long, and plain)."""
     parser = argparse.ArgumentParser(
         prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
-        epilog="Start with `tao tour`, then open stages/01_single_call/main.py. " + EXIT_CODES)
+        epilog="Start with `tao tour`, then open stages/01_single_call/main.py. " + EXIT_CODES
+        + " TAO_LANG=fr (or a French locale) makes tao speak French: its messages, the hints, "
+          "and `tao tour`'s demos (`tao tour --lang fr|en` chooses for one tour).")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
     verbs.add_parser("list", help="the stages, and the exercises with their status",
                      description="List the stages (number, title, what each teaches), then "
@@ -44,8 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the stage")
     tour = verbs.add_parser("tour", help="every stage in order, with a demo input",
                             description="Run every stage in order, non-interactively, each "
-                                        "with a demo input. Offline unless you pick a provider.")
+                                        "with a demo input. Offline unless you pick a provider. "
+                                        "--lang fr types the demos in French (the offline "
+                                        "model answers in the language it is asked in).")
     tour.add_argument("--provider", help="which model answers (default: offline)")
+    tour.add_argument("--lang", choices=LANGUAGES,
+                      help="the demos' language (default: TAO_LANG, else the locale, else en)")
     diff = verbs.add_parser("diff", help="what changed between two stages, code first",
                             description="Show what changed between two stage folders: a "
                                         "header of changed files with +/- counts, then the "
@@ -139,6 +146,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tao {args.verb}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print(f"\n{text('interrupted')}", file=sys.stderr)
         return 130
 

@@ -1,12 +1,15 @@
 """What the exercise verbs show: the progress bar, one row per exercise (or a table with
 the file names, for `tao list` and watch's list), the hint text, and what to do next
-about the exercise in focus. Shared by `check`, `list` and `watch`."""
+about the exercise in focus. Shared by `check`, `list` and `watch`. Their words come from
+shared/messages.py, in the language tao speaks; a status is kept in English (in
+.tao-progress.json) and only shown translated."""
 
 from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
 
+from ..messages import MESSAGES, text
 from .exercise_state import Exercise, Result
 
 MARKS = {"done": ("✓", "green"), "failing": ("✗", "red"), "timeout": ("✗", "red"),
@@ -18,7 +21,7 @@ def progress_bar(done: int, total: int, width: int) -> Text:
     """`Progress: [#####>------]  5/14` sized to the terminal."""
     cells = max(10, min(60, width - 22))
     filled = cells * done // total if total else cells
-    bar = Text("Progress: [")
+    bar = Text(text("progress"))
     bar.append("#" * filled, "green")
     bar.append(">" if filled < cells else "", "green")
     bar.append("-" * max(cells - filled - 1, 0), "red")
@@ -41,11 +44,17 @@ def exercise_rows(exercises, known, focus, why: bool = False) -> list[Text]:
         result = known[e.name]
         mark, style = _mark(e, result, focus)
         rows.append(Text(f" {mark} {e.number:2} ", style) + Text(e.title, style)
-                    + Text(f"  stage {e.stage} · {result.status}", "dim"))
+                    + Text(text("row.stage", stage=e.stage, status=shown(result.status)),
+                           "dim"))
         if why and result.status in FAILED:  # one screen line, cut with … at the edge
             rows.append(Text(f"      {first_failure(result)}", "red", no_wrap=True,
                              overflow="ellipsis"))
     return rows
+
+
+def shown(status: str) -> str:
+    """A status as the learner reads it, in the language tao speaks."""
+    return text(f"status.{status}") if f"status.{status}" in MESSAGES else status
 
 
 def first_failure(result: Result) -> str:
@@ -58,16 +67,17 @@ def exercise_table(exercises, known, focus, selected: int | None = None) -> Tabl
     (an index) is highlighted."""
     table = Table(box=None, pad_edge=False, header_style="bold")
     longest = max((len(e.path.name) for e in exercises), default=4)
+    file, stage, status, build = text("table.columns").split("|")
     table.add_column("  #", no_wrap=True, min_width=4)
-    table.add_column("file", no_wrap=True, min_width=longest)
-    table.add_column("stage", no_wrap=True, min_width=5)
-    table.add_column("status", no_wrap=True, min_width=len("not attempted"))
-    table.add_column("what you build", no_wrap=True, overflow="ellipsis", ratio=1)  # cut last
+    table.add_column(file, no_wrap=True, min_width=longest)
+    table.add_column(stage, no_wrap=True, min_width=5)
+    table.add_column(status, no_wrap=True, min_width=max(len(shown(s)) for s in MARKS))
+    table.add_column(build, no_wrap=True, overflow="ellipsis", ratio=1)  # cut last
     for i, e in enumerate(exercises):
         result = known[e.name]
         mark, style = _mark(e, result, focus)
         table.add_row(Text(f"{mark} {e.number:2}", style), e.path.name, e.stage,
-                      Text(result.status, MARKS.get(result.status, ("", ""))[1]), e.title,
+                      Text(shown(result.status), MARKS.get(result.status, ("", ""))[1]), e.title,
                       style="reverse" if i == selected else None)
     return table
 
@@ -97,25 +107,24 @@ def show_focus(console, e: Exercise | None, result: Result | None,
     """What to do next about the exercise in focus (in watch, its keys say the rest)."""
     console.print()
     if e is None:
-        console.print(Text("All exercises done! `tao solution N` shows the reference "
-                           "answers to compare with yours.", "bold green"))
+        console.print(Text(text("focus.all_done"), "bold green"))
         return
-    head = f"Exercise {e.number} ({e.title}, stage {e.stage})"
+    head = text("focus.head", number=e.number, title=e.title, stage=e.stage)
     if result.status == "done":
-        console.print(Text(f"{head} is done.", "bold green"))
+        console.print(Text(text("focus.done", head=head), "bold green"))
     elif result.status == "not attempted":
-        console.print(Text(f"Next: {head}. Open {e.where()}, read its docstring, and "
-                           "replace the NotImplementedError.", "bold"))
+        console.print(Text(text("focus.next", head=head, file=e.where()), "bold"))
+        if e.task:  # in French: what the English docstring asks
+            console.print(Text(text("focus.task", task=" ".join(e.task.split()))))
     elif result.status == "edited":
-        console.print(Text(f"{head} changed since its last check: `tao check` runs it."))
+        console.print(Text(text("focus.edited", head=head)))
     else:
-        test = f" `{result.test}` says:" if result.test else ""
-        console.print(Text(f"{head} is not passing yet.{test}", "bold"))
+        test = text("focus.says", test=result.test) if result.test else ""
+        console.print(Text(text("focus.failing", head=head, test=test), "bold"))
         console.print(Text(_first_lines(result.message), "red"))
-        console.print(Text(f"Edit {e.where()}."))
+        console.print(Text(text("focus.edit", file=e.where())))
     if result.status != "done" and not in_watch:
-        console.print(Text("Stuck? `tao hint`. Re-check with `tao check`, or let "
-                           "`tao watch` re-check on every save.", "dim"))
+        console.print(Text(text("focus.stuck"), "dim"))
 
 
 def _first_lines(message: str, limit: int = 12) -> str:

@@ -5,6 +5,11 @@ The catalogue is exercises/info.toml, in order. Status is kept per exercise in
 on. An exercise whose file still equals its shipped stub (exercises/.stubs/) is "not
 attempted" without running anything; one edited since its last check is "edited".
 
+In French (shared/messages.py: TAO_LANG=fr, or a French locale) each exercise's title
+and hint come from exercises/info.fr.toml, with `task`: what the stub's docstring asks,
+in French (the stub itself stays English: its tests read it). An exercise missing
+there keeps its English words.
+
 The same file remembers the exercise picked last (`tao check N`, `tao watch N`, watch's
 list and its n key) under the key "current", so the next `tao check`, `tao hint` or a
 restarted `tao watch` carries on where the learner was.
@@ -18,6 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..messages import language
 from .repo import EXERCISE_TESTS, EXERCISES, ROOT
 
 STUBS = EXERCISES / ".stubs"  # the untouched stubs: what `tao reset` restores, git or not
@@ -27,13 +33,15 @@ CURRENT = "current"  # the key of the progress file naming the exercise picked l
 
 @dataclass
 class Exercise:
-    """One exercise: its number, file name, title, stage and hint."""
+    """One exercise: its number, file name, title, stage and hint (and, in French, its
+    task: what the stub's English docstring asks)."""
 
     number: int
     name: str
     title: str
     stage: str
     hint: str
+    task: str = ""
 
     @property
     def path(self) -> Path:
@@ -70,11 +78,26 @@ class Result:
     message: str = ""  # what it said
 
 
-def load() -> list[Exercise]:
-    """Every exercise, in order."""
+def load(lang: str | None = None) -> list[Exercise]:
+    """Every exercise, in order, in `lang` (default: the language tao speaks)."""
     data = tomllib.loads((EXERCISES / "info.toml").read_text(encoding="utf-8"))
-    return [Exercise(n, e["name"], e["title"], e["stage"], e["hint"].strip())
-            for n, e in enumerate(data["exercises"], start=1)]
+    words = translations() if (lang or language()) == "fr" else {}
+    exercises = []
+    for n, e in enumerate(data["exercises"], start=1):
+        e = {**e, **words.get(e["name"], {})}
+        exercises.append(Exercise(n, e["name"], e["title"], e["stage"], e["hint"].strip(),
+                                  e.get("task", "").strip()))
+    return exercises
+
+
+def translations() -> dict[str, dict]:
+    """{name: {"title", "task", "hint"}} in French, from exercises/info.fr.toml."""
+    try:
+        data = tomllib.loads((EXERCISES / "info.fr.toml").read_text(encoding="utf-8"))
+    except OSError:
+        return {}  # a kit without it speaks English about its exercises
+    return {e["name"]: {k: e[k] for k in ("title", "task", "hint") if k in e}
+            for e in data.get("exercises", [])}
 
 
 def find(ref: str) -> Exercise:

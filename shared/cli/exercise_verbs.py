@@ -16,6 +16,7 @@ import sys
 
 from rich.text import Text
 
+from ..messages import text
 from ..trace import make_console
 from .exercise_runner import check_and_save
 from .exercise_screen import show_focus, show_overview, wrapped
@@ -54,12 +55,12 @@ def cmd_check(args, console) -> int:
     focus = chosen or current(exercises, known)
     todo = exercises if args.all else [focus] if focus else []
     if todo:  # no spinner: its thread must not be running when the check forks
-        console.print(Text(f"checking {'every exercise' if args.all else todo[0].where()}…",
-                           "dim"))
+        what = text("check.every") if args.all else todo[0].where()
+        console.print(Text(text("check.checking", what=what), "dim"))
         known.update(check_and_save(todo))
     checked = None if args.all or focus is None else known[focus.name]
     if checked is not None and checked.status == "done":
-        console.print(Text(f"✓ Exercise {focus.number} ({focus.title}) is done!",
+        console.print(Text(text("check.passed", number=focus.number, title=focus.title),
                            "bold green"))
     after = current(exercises, known)
     show_overview(console, exercises, known, after, why=args.all)
@@ -72,7 +73,11 @@ def cmd_check(args, console) -> int:
 def cmd_hint(args, console) -> int:
     """The hint of one exercise (the current one by default)."""
     e = _exercise(args.exercise, "hint")
-    console.print(Text(f"Hint for exercise {e.number}: {e.title} (stage {e.stage})", "bold"))
+    console.print(Text(text("hint.head", number=e.number, title=e.title, stage=e.stage),
+                       "bold"))
+    if e.task:  # in French: what the stub's English docstring asks, before the hint
+        console.print(Text(text("focus.task", task=" ".join(e.task.split())), "dim"))
+        console.print()
     for n, paragraph in enumerate(wrapped(e.hint)):
         console.print(*([Text()] if n else []), paragraph, sep="\n")
     return 0

@@ -15,13 +15,12 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from ..messages import text
 from .exercise_runner import check_and_save
 from .exercise_screen import exercise_table, progress_bar, show_focus, wrapped
 from .exercise_state import Exercise, current, find, load, pick, restore_stub, statuses
 from .repo import CLIError
 
-KEYS_LINE = "h hint · l list · n next exercise · r reset · q quit"
-LIST_KEYS = "↑/↓ or j/k move · Enter picks · or type a number, then Enter · l closes the list"
 VIEWS = {"h": "hint", "l": "list"}
 ARROWS = {"[A": "up", "[B": "down", "OA": "up", "OB": "down"}  # after ESC: CSI and SS3 forms
 
@@ -100,18 +99,18 @@ def _draw(console, exercises, focus, screen: _Screen) -> None:
     console.print(progress_bar(done, len(exercises), console.width))
     if screen.view == "list":
         console.print(exercise_table(exercises, known, focus, screen.selected))
-        typed = f" · picking {screen.typed}…" if screen.typed else ""
-        console.print(Text(LIST_KEYS + typed, "dim"))
+        typed = text("watch.picking", number=screen.typed) if screen.typed else ""
+        console.print(Text(text("watch.list_keys") + typed, "dim"))
     show_focus(console, focus, known[focus.name] if focus else None, in_watch=True)
     if focus is not None and screen.view == "hint":
-        console.print(Text(f"\nHint for exercise {focus.number}:", "bold"))
+        console.print(Text("\n" + text("watch.hint", number=focus.number), "bold"))
         for paragraph in wrapped(focus.hint):
             console.print(paragraph)
     if focus is not None and known[focus.name].status == "done" and done < len(exercises):
-        console.print(Text("Press n for the next exercise.", "bold green"))
+        console.print(Text(text("watch.next"), "bold green"))
     if screen.notice:
         console.print(Text(f"\n{screen.notice}", "bold"))
-    console.print(Text(f"\nwatching {focus.where() if focus else 'exercises/'} · {KEYS_LINE}",
+    console.print(Text("\n" + text("watch.keys", file=focus.where() if focus else "exercises/"),
                        "dim"))
 
 
@@ -139,25 +138,24 @@ def _in_list(exercises, screen: _Screen, key: str) -> Exercise | None:
         number, screen.typed = int(screen.typed), ""
         if 1 <= number <= len(exercises):
             return exercises[number - 1]
-        screen.notice = f"no exercise {number}: choose 1 to {len(exercises)}"
+        screen.notice = text("watch.no_such", number=number, total=len(exercises))
     return None
 
 
 def _reset(console, keys: _Keys, e: Exercise | None) -> str:
     """Ask, then put `e`'s stub back; what happened, in one line."""
     if e is None:
-        return "every exercise is done: nothing to reset"
+        return text("watch.all_done")
     if e.path.exists() and e.path.read_bytes() == e.stub.read_bytes():
-        return f"{e.where()} is already the original stub"
-    console.print(Text(f"\nReset {e.where()} to its stub? Your changes will be lost. "
-                       "Press y to reset, any other key to keep them.", "bold yellow"))
+        return text("watch.is_stub", file=e.where())
+    console.print(Text("\n" + text("watch.reset_ask", file=e.where()), "bold yellow"))
     answer = ""
     while not answer and keys.fd is not None:  # wait for the answer, however long
         answer = keys.read(0.5)
     if answer != "y":
-        return f"{e.where()} is left as it is"
+        return text("watch.kept", file=e.where())
     restore_stub(e)
-    return f"{e.where()} is the stub again"
+    return text("watch.reset", file=e.where())
 
 
 def cmd_watch(args, console) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
+from ..messages import language, text
 from .exercise_screen import show_list
 from .exercise_state import current, load, statuses
 from .repo import ROOT, CLIError, find_stage, stages
@@ -32,11 +33,64 @@ DEMOS = {
     "10": ([], "What time is it? Also fetch 'example.org' and search the web for 'agent loops', "
                "1 second each.\n"),
 }
+# The same demos in French (`tao tour --lang fr`): the offline model answers in French,
+# the stages' own lines stay English (they are the code a learner diffs).
+DEMOS_FR = {
+    "01": (["Qu'est-ce qu'une boucle d'agent ?"], ""),
+    "02": ([], "Bonjour ! J'apprends comment marchent les agents.\n"
+               "Qu'est-ce que je viens de vous dire ?\n"),
+    "03": ([], "Qui êtes-vous ?\n"),
+    "04": ([], "Quelle heure est-il ?\n"),
+    "05": ([], "Quelle heure est-il ?\nCombien de mots dans 'le vif renard brun' ?\n"),
+    "06": ([], "Combien de mots dans 'être ou ne pas être' ?\nCalcule 4823 fois 1979\n"),
+    "07": ([], "Quelle heure est-il, et combien de mots dans "
+               "'le vif renard brun saute par-dessus le chien paresseux' ?\n"),
+    "08": (["--budget", "300"], "Quelle heure est-il ?\nCombien de mots dans "
+                                "'être ou ne pas être' ?\nCombien font 12 * (3 + 4) ?\n"),
+    "09": (["--max-iterations", "1"], "Quelle heure est-il, et combien font 12 / 0 ?\n"),
+    "10": ([], "Quelle heure est-il ? Récupère aussi 'example.org' et cherche 'boucles d'agent' "
+               "sur le web, 1 seconde chacun.\n"),
+}
+# Each stage's title and what it teaches, in French (in English: its main.py docstring)
+SUMMARIES_FR = {
+    "01": ("une requête, une réponse", "Le plus petit programme utile face à un modèle : "
+           "envoyer un message, afficher la réponse."),
+    "02": ("la boucle de conversation", "Une boucle lit une ligne, l'envoie avec tout "
+           "l'historique et affiche la réponse au fil de son arrivée."),
+    "03": ("le prompt système", "Un personnage et des consignes, envoyés comme prompt système "
+           "avec chaque requête."),
+    "04": ("un appel d'outil sur une ligne de JSON", "Le prompt système enseigne un protocole : "
+           "pour utiliser un outil, répondre par une ligne de JSON."),
+    "05": ("la boucle ReAct", "Chaque résultat d'outil retourne au modèle, qui réfléchit de "
+           "nouveau, jusqu'à ce qu'il réponde en texte simple."),
+    "06": ("un registre d'outils", "Plusieurs outils (`now`, `wordcount`, `calculator`) vivent "
+           "dans un registre, tools.py, et la liste d'outils du prompt système en est tirée."),
+    "07": ("les appels d'outils natifs", "Le même agent sur les API d'outils des fournisseurs : "
+           "les outils partent avec leur JSON Schema, les appels reviennent à part, plusieurs par "
+           "réponse, et le texte s'affiche de nouveau en direct."),
+    "08": ("mémoire et budget de contexte", "L'historique garde les appels d'outils et leurs "
+           "résultats de chaque tour, et chaque requête est réduite à un budget de jetons, tour "
+           "par tour, en commençant par le plus ancien."),
+    "09": ("les raisons d'arrêt comme données", "Chaque tour finit par une raison sur laquelle "
+           "le code peut agir, et la limite d'itérations se termine par un résumé honnête, pas "
+           "par des excuses."),
+    "10": ("des outils en parallèle", "Quand une réponse demande plusieurs appels qui ne font "
+           "que lire, ils tournent en même temps avec asyncio, chacun avec un délai maximal, et "
+           "leurs résultats reviennent dans l'ordre des appels."),
+}
+
+
+def demo(number: str, lang: str = "en") -> tuple[list[str], str]:
+    """What `tao tour` types into stage `number`, in `lang`: (arguments, stdin)."""
+    return (DEMOS_FR if lang == "fr" else DEMOS).get(number, ([], ""))
 
 
 
-def stage_summary(folder: Path) -> tuple[str, str]:
-    """(title, one line on what it teaches) from the first lines of the stage's docstring."""
+def stage_summary(folder: Path, lang: str = "en") -> tuple[str, str]:
+    """(title, one line on what it teaches) from the first lines of the stage's docstring
+    (in French, from SUMMARIES_FR)."""
+    if lang == "fr" and folder.name[:2] in SUMMARIES_FR:
+        return SUMMARIES_FR[folder.name[:2]]
     doc = ast.get_docstring(ast.parse((folder / "main.py").read_text(encoding="utf-8"))) or ""
     lines = [line.strip() for line in doc.splitlines()]
     title = lines[0].split(":", 1)[-1].strip().rstrip(".") if lines else folder.name
@@ -49,21 +103,22 @@ def stage_summary(folder: Path) -> tuple[str, str]:
 
 def cmd_list(args, console) -> int:
     """The stages and what each teaches, then the exercises with their status."""
-    table = Table(title="tao stages", title_justify="left")
-    table.add_column("#", style="bold")
-    table.add_column("stage")
-    table.add_column("what it teaches")
+    lang = language()
+    table = Table(title=text("list.title", lang), title_justify="left")
+    number_column, *columns = text("list.columns", lang).split("|")
+    table.add_column(number_column, style="bold")
+    for column in columns:
+        table.add_column(column)
     for number, folder in stages().items():
-        title, teaches = stage_summary(folder)
+        title, teaches = stage_summary(folder, lang)
         table.add_row(number, Text(title), Text(teaches))
     console.print(table)
-    console.print(Text("run one: tao run NN · see what changed: tao diff NN", "dim"))
+    console.print(Text(text("list.run", lang), "dim"))
     console.print()
     exercises = load()
     known = statuses(exercises)  # from the last checks: nothing runs here
     show_list(console, exercises, known, current(exercises, known))
-    console.print(Text("check the current one: tao check · one by number: tao check N · "
-                       "every one: tao check --all", "dim"))
+    console.print(Text(text("list.check", lang), "dim"))
     return 0
 
 
@@ -96,23 +151,24 @@ def cmd_tour(args, console) -> int:
         build_provider(provider, os.environ.get("TAO_MODEL") or None)
     except ProviderError as exc:
         raise CLIError(str(exc)) from None
+    lang = args.lang or language()
     results = []
     for number, folder in stages().items():
-        title, teaches = stage_summary(folder)
-        console.rule(Text(f"stage {number}: {title}", "bold"))
+        title, teaches = stage_summary(folder, lang)
+        console.rule(Text(text("tour.stage", lang, number=number, title=title), "bold"))
         if teaches:
             console.print(Text(teaches, "dim"))
-        demo_args, demo_input = DEMOS.get(number, ([], ""))
+        demo_args, demo_input = demo(number, lang)
         done = subprocess.run(stage_command(folder, ["--provider", provider, *demo_args]),
                               input=demo_input, text=True, cwd=ROOT)
         results.append((number, title, done.returncode))
     console.rule()
     failed = [(n, t, rc) for n, t, rc in results if rc]
     for number, title, code in failed:
-        console.print(Text(f"stage {number} ({title}) exited with {code}", "bold red"))
-    console.print(Text(f"tour done: {len(results) - len(failed)} of {len(results)} stages ran "
-                       f"cleanly. Next: open stages/01_single_call/main.py, "
-                       "or see what a stage changed with `tao diff 02`.", "bold"))
+        console.print(Text(text("tour.exited", lang, number=number, title=title, code=code),
+                           "bold red"))
+    console.print(Text(text("tour.done", lang, ok=len(results) - len(failed),
+                            total=len(results)), "bold"))
     return 1 if failed else 0
 
 

@@ -3,6 +3,9 @@
     uv run python tests/golden/regenerate.py          # every stage
     uv run python tests/golden/regenerate.py 05 07    # some stages
 
+Stages 04-07 also have a French variant, NN_name.fr.txt on NN_name.fr.script.json: the
+demo of `tao tour --lang fr`, through the same two steps.
+
 Two steps per stage:
 1. the demo runs once in-process on the offline model, and every reply the model gives
    is recorded as a script (NN_name.script.json, the TAO_SCRIPT format);
@@ -30,9 +33,10 @@ sys.path.insert(0, str(GOLDEN.parent))  # tests/: helpers
 from helpers import ROOT, run_stage, run_stage_process, stage_dir  # noqa: E402
 
 from shared.cli.repo import stages  # noqa: E402
-from shared.cli.stage_verbs import DEMOS  # noqa: E402
+from shared.cli.stage_verbs import demo  # noqa: E402
 
 WIDTH = "80"
+FRENCH = ("04", "05", "06", "07")  # the stages with a French golden transcript too
 NOW = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
 SECONDS = re.compile(r"\b\d+\.\d\d\b")  # durations and time offsets: 0.02 s, 1.00 →
 # padding and bars whose length follows a time: one character stands for the run
@@ -50,11 +54,24 @@ def normalised(text: str) -> str:
     return text
 
 
-def record_script(number: str) -> list[dict]:
-    """Run stage `number`'s demo on the offline model; return its replies, in order."""
+def golden_name(folder: str, lang: str = "en") -> str:
+    """The file name both files of a transcript begin with: NN_name, or NN_name.fr."""
+    return folder if lang == "en" else f"{folder}.{lang}"
+
+
+def variants(folders) -> list[tuple[str, str]]:
+    """(folder name, language) of every golden transcript: each stage in English, and
+    the FRENCH ones in French."""
+    return [(folder, lang) for folder in folders
+            for lang in ("en", "fr") if lang == "en" or folder[:2] in FRENCH]
+
+
+def record_script(number: str, lang: str = "en") -> list[dict]:
+    """Run stage `number`'s demo in `lang` on the offline model; return its replies, in
+    order."""
     import shared.stage_main as stage_main
 
-    args, stdin = DEMOS[number]
+    args, stdin = demo(number, lang)
     replies: list[dict] = []
     real_build = stage_main.build_provider
 
@@ -79,25 +96,25 @@ def record_script(number: str) -> list[dict]:
     return replies
 
 
-def transcript(number: str, script: Path, run=run_stage_process) -> str:
-    """What the stage's demo prints on `script` (exit code, stdout, stderr), exactly as
-    shown; `run` is a real process by default, as the learner runs it."""
-    args, stdin = DEMOS[number]
+def transcript(number: str, script: Path, run=run_stage_process, lang: str = "en") -> str:
+    """What the stage's demo in `lang` prints on `script` (exit code, stdout, stderr),
+    exactly as shown; `run` is a real process by default, as the learner runs it."""
+    args, stdin = demo(number, lang)
     done = run(number, *args, stdin=stdin, TAO_PROVIDER="scripted", TAO_SCRIPT=str(script),
                COLUMNS=WIDTH)
     return f"$ exit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
 
 
-def regenerate(number: str) -> Path:
-    """Write NN_name.script.json and NN_name.txt for one stage; return the transcript.
-    A file whose content differs only in times is left as it is, so the diff to review
-    holds only real changes."""
-    folder = stage_dir(number)
-    script = GOLDEN / f"{folder.name}.script.json"
-    _write_if_changed(script, json.dumps(record_script(number), indent=1,
+def regenerate(number: str, lang: str = "en") -> Path:
+    """Write NN_name.script.json and NN_name.txt (NN_name.fr.* in French) for one stage;
+    return the transcript. A file whose content differs only in times is left as it is,
+    so the diff to review holds only real changes."""
+    name = golden_name(stage_dir(number).name, lang)
+    script = GOLDEN / f"{name}.script.json"
+    _write_if_changed(script, json.dumps(record_script(number, lang), indent=1,
                                          ensure_ascii=False) + "\n")
-    out = GOLDEN / f"{folder.name}.txt"
-    _write_if_changed(out, transcript(number, script))
+    out = GOLDEN / f"{name}.txt"
+    _write_if_changed(out, transcript(number, script, lang=lang))
     return out
 
 
@@ -120,6 +137,6 @@ def _as_entry(reply) -> dict:
 
 
 if __name__ == "__main__":
-    wanted = sys.argv[1:] or list(stages())
-    for number in wanted:
-        print(f"stage {number}: {regenerate(number.zfill(2)).relative_to(ROOT)}")
+    wanted = [number.zfill(2) for number in sys.argv[1:]] or list(stages())
+    for folder, lang in variants([stage_dir(number).name for number in wanted]):
+        print(f"stage {folder[:2]}: {regenerate(folder[:2], lang).relative_to(ROOT)}")

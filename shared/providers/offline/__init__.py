@@ -11,6 +11,8 @@ spoils that reply in one place (quirks.py). The package has a line budget
 (tests/test_offline_model.py): teach it a kind of request, not a sentence.
 
 A learner's own tool needs no change here: a good name and description are enough.
+Asked in French, it reads the request with the same rules (words.py knows the French
+words for what tools do) and answers in French (writing.TEXT has every sentence twice).
 
 To change what it does, add a rule to the table in rules.py (its docstring says how).
 To teach it a new kind of argument, add an entry to planning.FILLERS; to tell a kind
@@ -27,12 +29,14 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..defaults import DEFAULT_MODELS
-from .conversation import read_situation
 from .quirks import QUIRKS, apply_quirk
-from .rules import Draft, decide
+
+if TYPE_CHECKING:
+    from .rules import Draft
 
 __all__ = ["QUIRKS", "OfflineProvider"]
 
@@ -60,6 +64,11 @@ class OfflineProvider(Provider):
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Decide the reply by the rules, stream its text in small deltas, then the Reply."""
+        # imported here: the rules compile their word patterns (both languages') on the
+        # first reply, not whenever `tao` or a stage starts and imports the providers
+        from .conversation import read_situation
+        from .rules import Draft, decide
+
         usable = _allowed(tools, options.tool_choice)
         forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
         situation = read_situation(messages, system or "", usable, forced)

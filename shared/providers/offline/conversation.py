@@ -17,12 +17,15 @@ from .planning import Need, ToolSpec, catalogue_from_prompt, catalogue_from_tool
 
 TOOL_RESULT = re.compile(  # the name: a JSON string, or a bare word
     r'^<tool_result tool=("(?:[^"\\]|\\.)*"|[^\s>]+)>\n?(.*?)\n?</tool_result>\s*$', re.S)
-# a question about what a tool said before: "what did the now tool return?"
+# a question about what a tool said before: "what did the now tool return?", "qu'a
+# répondu l'outil now ?"
 ASKS_WHAT_IT_SAID = re.compile(r"\b(did|was|were)\b.*\b(tool\b.*\b(return|say|said|give|gave|show)"
-                               r"|result|output)", re.I)
+                               r"|result|output)|\bqu['’](a|avait|ont)\b.*\b(dit|répondu|renvoyé|"
+                               r"donné|rendu|affiché)(?!\w)|\b(quel|quels) (était|étaient|a été) "
+                               r"(le|les) (résultat|sortie)", re.I)
 ASKS_FOR_SUMMARY = re.compile(
-    r"\b(summar(y|ies|i[sz]e|i[sz]ing)|recap|what (was|has been|you) (done|did|have done))\b",
-    re.I)
+    r"\b(summar(y|ies|i[sz]e|i[sz]ing)|recap|what (was|has been|you) (done|did|have done)|"
+    r"résum(é|e|er|ez)|récap|qu['’](as-tu|avez-vous) fait)(?!\w)", re.I)
 RETRIES = 1  # a failed call is tried once more, as a real model would
 
 
@@ -61,6 +64,7 @@ class Situation:
     forced: bool = False  # tool_choice says this reply must call a tool
     calls_so_far: int = 0
     plan: list[Need] = field(default_factory=list)
+    lang: str = "en"  # the language of the latest user message that told one ("en", "fr")
 
     def results(self) -> tuple[str, list[Observation]]:
         """(request, its tool results): this turn's, else the latest turn that had some."""
@@ -118,6 +122,7 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
         args = args if name == tool else None
         situation.turn.append(Observation(tool, args, result.group(2)))
         return
+    situation.lang = words.language(content) or situation.lang  # the reply's language
     if ASKS_FOR_SUMMARY.search(content) and situation.results()[1]:
         situation.summary_asked = True  # about the results so far: they stay in view
         return

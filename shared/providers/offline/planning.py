@@ -21,7 +21,8 @@ from . import words
 MIN_SCORE = 1  # a tool sharing no word with the request is never called
 LISTED_TOOL = re.compile(r"^[ \t]*[-*][ \t]*`(\w+)`[ \t]*(?:—|-|:)[ \t]*(.*)$", re.M)
 ARG_NAME = re.compile(r"`(\w+)`")
-FILLER = frozenset("is are was in of for on at to from with about called named as into".split())
+FILLER = frozenset("is are was in of for on at to from with about called named as into "
+                   "de du des d' dans à en pour sur par est sont".split())  # and French
 EXPRESSION_WORDS = words.stems("expression arithmetic formula math sum")
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from .rules import Draft
+if TYPE_CHECKING:  # the rules load with the first reply (see __init__.py), not with tao
+    from .rules import Draft
 
 QUIRKS = {
     "blank_lines": "blank lines before the JSON line (what .strip() is for)",

@@ -45,8 +45,8 @@ def _calls(s: Situation, needs: list[Need]) -> Draft:
         return Draft(line, call_line=True)
     calls = [ToolCall(f"offline_call_{s.calls_so_far + i}", need.tool, dict(need.args))
              for i, need in enumerate(needs, start=1)]
-    names = list(dict.fromkeys(call.name for call in calls))
-    return Draft("" if s.turn else f"I'll use {' and '.join(names)}.", calls)
+    names = writing.say(s.lang, "and").join(dict.fromkeys(call.name for call in calls))
+    return Draft("" if s.turn else writing.say(s.lang, "will_use", tools=names), calls)
 
 
 def has_ready_call(s: Situation) -> bool:

@@ -1,7 +1,9 @@
 """The sentences the offline model writes: answers, questions, summaries, small talk.
 
-Each function takes the Situation and returns plain text. How a result is told depends
-on the words of its tool (TOLD_AS); any other tool's result is quoted as it came.
+Each function takes the Situation and returns plain text, in the language the user wrote
+in (`Situation.lang`: TEXT has every sentence in English and in French). How a result is
+told depends on the words of its tool (TOLD_AS); any other tool's result is quoted as it
+came.
 """
 
 from __future__ import annotations
@@ -16,23 +18,83 @@ from .planning import Need, ToolSpec, choices, kind
 RESULT_LIMIT = 300  # characters of one result quoted in an answer
 PERSONA = re.compile(r"\bYou are ([A-Z][\w-]*)")
 
-# words all found in a tool's name or description -> how its result is told
-TOLD_AS = (
-    ("current utc time", "It is {result} (UTC), according to the {tool} tool."),
-    ("current time", "It is {result}, according to the {tool} tool."),
-    ("count word", "That text has {result} words."),
-    ("arithmetic", "The answer is {result}."),
-)
-TOLD_PLAINLY = "The {tool} tool{args} says: {result}"
-TOLD_FAILED = "The {tool} tool{args} failed ({result}), so I can't answer that part."
-RECALLED = "the {tool} tool{args} returned {result}"
+# words all found in a tool's name or description -> which TEXT sentence tells its result
+TOLD_AS = (("current utc time", "utc_time"), ("current time", "time"),
+           ("count word", "count"), ("arithmetic", "arithmetic"))
+TEXT = {
+    "en": {
+        "utc_time": "It is {result} (UTC), according to the {tool} tool.",
+        "time": "It is {result}, according to the {tool} tool.",
+        "count": "That text has {result} words.",
+        "arithmetic": "The answer is {result}.",
+        "plainly": "The {tool} tool{args} says: {result}",
+        "failed": "The {tool} tool{args} failed ({result}), so I can't answer that part.",
+        "recalled": "the {tool} tool{args} returned {result}",
+        "recall": 'Earlier, for "{request}", {told}.',
+        "label": "the {name}", "one_of": ": one of ", "and": " and ",
+        "question": "To use {tool} I need {wanted}. What should it be?",
+        "questions": "To use {tool} I need {wanted}. What should they be?",
+        "calls": "{tool} ({n} calls)", "failed_line": "failed: {line}",
+        "no_result": "{name} was called but no result came back",
+        "summary": "Summary, written by rules (tao's offline model): {n} tool result(s) so far. "
+                   "Done: {done}.", "nothing_done": "nothing succeeded",
+        "missing": "{text} Missing: {missing}.",
+        "covers": "{text} Nothing failed, but I cannot tell whether that covers everything"
+                  "{asked}.", "asked": ' "{request}"',
+        "me": "I'm tao's offline model", "me_as": "I'm {persona}, played by tao's offline model",
+        "not_llm": "{me}: rules, not a language model.", "you_said": 'You said "{text}".',
+        "earlier_said": 'Earlier you said "{text}".',
+        "earlier_tool": 'Earlier the {tool} tool said "{text}".',
+        "no_tools": "No tools here yet, so all I can do is talk back.",
+        "one_tool": "Here I can use {tools}: ask for something it does.",
+        "many_tools": "Here I can use {tools}: ask for something one of them does.",
+        "will_use": "I'll use {tools}.",
+    },
+    "fr": {
+        "utc_time": "Il est {result} (UTC), d'après l'outil {tool}.",
+        "time": "Il est {result}, d'après l'outil {tool}.",
+        "count": "Ce texte compte {result} mots.",
+        "arithmetic": "Le résultat est {result}.",
+        "plainly": "L'outil {tool}{args} répond : {result}",
+        "failed": "L'outil {tool}{args} a échoué ({result}) : je ne peux pas répondre à "
+                  "cette partie.",
+        "recalled": "l'outil {tool}{args} a renvoyé {result}",
+        "recall": "Tout à l'heure, pour « {request} », {told}.",
+        "label": "l'argument {name}", "one_of": " : l'une des valeurs ", "and": " et ",
+        "question": "Pour utiliser {tool}, il me faut {wanted}. Que dois-je y mettre ?",
+        "questions": "Pour utiliser {tool}, il me faut {wanted}. Que dois-je y mettre ?",
+        "calls": "{tool} ({n} appels)", "failed_line": "échec : {line}",
+        "no_result": "{name} a été appelé, mais aucun résultat n'est revenu",
+        "summary": "Résumé, écrit par des règles (le modèle hors ligne de tao) : {n} résultat(s) "
+                   "d'outil jusqu'ici. Fait : {done}.", "nothing_done": "rien n'a réussi",
+        "missing": "{text} Manque : {missing}.",
+        "covers": "{text} Rien n'a échoué, mais je ne sais pas dire si cela couvre tout"
+                  "{asked}.", "asked": " ce que demandait « {request} »",
+        "me": "Je suis le modèle hors ligne de tao",
+        "me_as": "Je suis {persona}, joué par le modèle hors ligne de tao",
+        "not_llm": "{me} : des règles, pas un modèle de langage.",
+        "you_said": "Vous avez dit « {text} ».",
+        "earlier_said": "Plus tôt, vous avez dit « {text} ».",
+        "earlier_tool": "Plus tôt, l'outil {tool} a répondu « {text} ».",
+        "no_tools": "Je n'ai pas encore d'outil ici : je ne peux que vous répondre.",
+        "one_tool": "Ici, je peux utiliser {tools} : demandez-moi quelque chose qu'il sait faire.",
+        "many_tools": "Ici, je peux utiliser {tools} : demandez-moi quelque chose que l'un "
+                      "d'eux sait faire.",
+        "will_use": "Je vais utiliser {tools}.",
+    },
+}
+
+
+def say(lang: str, key: str, **parts) -> str:
+    """The sentence `key` in `lang` (English for a language TEXT does not have)."""
+    return TEXT.get(lang, TEXT["en"])[key].format(**parts)
 
 
 def answer(s: Situation) -> str:
     """The answer from the latest result of each planned call, then any questions."""
     told = [_latest(s.turn, need) for need in s.plan]
     told = [o for o in told if o is not None] or _latest_per_call(s.turn)
-    sentences = [tell(o, s.catalogue.get(o.tool)) for o in told]
+    sentences = [tell(o, s.catalogue.get(o.tool), s.lang) for o in told]
     return " ".join([*sentences, ask(s)]).strip()
 
 
@@ -40,20 +102,21 @@ def recall(s: Situation) -> str:
     """What the tools said in an earlier turn, told again from the results in view."""
     request, observed = s.last_turn
     named = [o for o in observed if o.tool.lower() in s.request.lower()]
-    told = "; ".join(RECALLED.format(**_said(o)) for o in _latest_per_call(named or observed))
-    return f'Earlier, for "{_short(request)}", {told}.'
+    told = "; ".join(say(s.lang, "recalled", **_said(o))
+                     for o in _latest_per_call(named or observed))
+    return say(s.lang, "recall", request=_short(request), told=told)
 
 
-def tell(observation: Observation, spec: ToolSpec | None) -> str:
+def tell(observation: Observation, spec: ToolSpec | None, lang: str = "en") -> str:
     """One sentence that passes a tool result on."""
     said = _said(observation)
     if observation.failed:
-        return TOLD_FAILED.format(**said)
+        return say(lang, "failed", **said)
     tool_words = (spec.name_words | spec.other_words) if spec else set()
     for needed, sentence in TOLD_AS:
         if words.stems(needed) <= tool_words:
-            return sentence.format(**said)
-    return TOLD_PLAINLY.format(**said)
+            return say(lang, sentence, **said)
+    return say(lang, "plainly", **said)
 
 
 def _said(observation: Observation) -> dict:
@@ -63,23 +126,24 @@ def _said(observation: Observation) -> dict:
     return {"tool": observation.tool, "result": result, "args": f" ({args})" if args else ""}
 
 
-def question(need: Need, spec: ToolSpec) -> str:
+def question(need: Need, spec: ToolSpec, lang: str = "en") -> str:
     """Asking the user for the arguments a call still lacks, as a model would."""
     wanted = []
     for name in need.missing:
         prop = spec.properties().get(name, {})
         about = str(prop.get("description", "")).strip().rstrip(".")
-        label = f"the {name}" + (f" ({about})" if about else "")
+        label = say(lang, "label", name=name) + (f" ({about})" if about else "")
         if kind(name, prop) == "enum":
-            label += ": one of " + ", ".join(str(v) for v in choices(prop))
+            label += say(lang, "one_of") + ", ".join(str(v) for v in choices(prop))
         wanted.append(label)
-    which = "it" if len(wanted) == 1 else "they"
-    return f"To use {spec.name} I need {' and '.join(wanted)}. What should {which} be?"
+    return say(lang, "question" if len(wanted) == 1 else "questions", tool=spec.name,
+               wanted=say(lang, "and").join(wanted))
 
 
 def ask(s: Situation) -> str:
     """Questions for every planned call that lacks an argument."""
-    return " ".join(dict.fromkeys(question(n, s.catalogue[n.tool]) for n in s.plan if n.missing))
+    return " ".join(dict.fromkeys(question(n, s.catalogue[n.tool], s.lang)
+                                  for n in s.plan if n.missing))
 
 
 def summary(s: Situation) -> str:
@@ -88,49 +152,46 @@ def summary(s: Situation) -> str:
     counts = Counter(o.tool for o in observed)
     done, missing = [], []
     for o in _latest_per_tool(observed):
-        times = f" ({counts[o.tool]} calls)" if counts[o.tool] > 1 else ""
-        line = f"{o.tool}{times} → {_cut(o.result.strip())}"
+        tool = say(s.lang, "calls", tool=o.tool, n=counts[o.tool]) if counts[o.tool] > 1 else o.tool
+        line = f"{tool} → {_cut(o.result.strip())}"
         if o.failed:
-            missing.append(f"failed: {line}")
+            missing.append(say(s.lang, "failed_line", line=line))
         else:
             done.append(line)
-    missing += [f"{name} was called but no result came back" for name in s.unanswered]
-    text = (f"Summary, written by rules (tao's offline model): {len(observed)} tool "
-            f"result(s) so far. Done: {'; '.join(done) or 'nothing succeeded'}.")
+    missing += [say(s.lang, "no_result", name=name) for name in s.unanswered]
+    text = say(s.lang, "summary", n=len(observed),
+               done="; ".join(done) or say(s.lang, "nothing_done"))
     if missing:
-        return f"{text} Missing: {'; '.join(missing)}."
-    asked = f' "{_short(request)}"' if request.strip() else ""
-    return f"{text} Nothing failed, but I cannot tell whether that covers everything{asked}."
+        return say(s.lang, "missing", text=text, missing="; ".join(missing))
+    asked = say(s.lang, "asked", request=_short(request)) if request.strip() else ""
+    return say(s.lang, "covers", text=text, asked=asked)
 
 
 def chat(s: Situation) -> str:
     """A plain answer when no tool is needed: honest about what this model is."""
     persona = PERSONA.search(s.system)
-    me = "I'm tao's offline model"
-    if persona:
-        me = f"I'm {persona.group(1)}, played by tao's offline model"
-    parts = [f"{me}: rules, not a language model."]
+    me = say(s.lang, "me_as", persona=persona.group(1)) if persona else say(s.lang, "me")
+    parts = [say(s.lang, "not_llm", me=me)]
     if s.request.strip():
-        parts.append(f'You said "{_short(s.request)}".')
+        parts.append(say(s.lang, "you_said", text=_short(s.request)))
     if s.earlier:
-        parts.append(f'Earlier you said "{_short(s.earlier[-1])}".')
+        parts.append(say(s.lang, "earlier_said", text=_short(s.earlier[-1])))
     if s.last_turn[1]:
         last = s.last_turn[1][-1]
-        parts.append(f'Earlier the {last.tool} tool said "{_short(last.result)}".')
-    parts.append(_what_i_can_do(s.catalogue))
+        parts.append(say(s.lang, "earlier_tool", tool=last.tool, text=_short(last.result)))
+    parts.append(_what_i_can_do(s.catalogue, s.lang))
     return " ".join(parts)
 
 
-def _what_i_can_do(catalogue: dict[str, ToolSpec]) -> str:
+def _what_i_can_do(catalogue: dict[str, ToolSpec], lang: str = "en") -> str:
     """One sentence naming the tools and what each does."""
     if not catalogue:
-        return "No tools here yet, so all I can do is talk back."
+        return say(lang, "no_tools")
     tools = [f"{spec.name} ({_first_sentence(spec.description)})" if spec.description.strip()
              else spec.name for spec in catalogue.values()]
     if len(tools) == 1:
-        return f"Here I can use {tools[0]}: ask for something it does."
-    listed = ", ".join(tools[:-1]) + " and " + tools[-1]
-    return f"Here I can use {listed}: ask for something one of them does."
+        return say(lang, "one_tool", tools=tools[0])
+    return say(lang, "many_tools", tools=", ".join(tools[:-1]) + say(lang, "and") + tools[-1])
 
 
 def _latest(observed: list[Observation], need: Need) -> Observation | None:
