@@ -282,7 +282,8 @@ def test_stage06_offline_model_writing_its_own_result_is_cut_off_and_the_clock_r
     loop, system = LOOPS["06"], LOOPS["06"].build_agent_system()
     answer = loop.agent_step("What time is it?", [], OfflineProvider(quirk="own_observation"),
                              system)
-    assert answer.startswith("It is 20") and "42" not in answer
+    # the made-up result is "42"; a real clock reading may hold 42 too (12:42, :42 s)
+    assert answer.startswith("It is 20") and "says 42" not in answer
     made_up = LOOPS["05"].agent_step("What time is it?", [], OfflineProvider(
         quirk="own_observation"), LOOPS["05"].build_agent_system())
     assert "The now tool says 42." in made_up
