@@ -18,6 +18,7 @@ Diffs and the compare report come from `tao diff`'s and `tao compare`'s own code
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import posixpath
@@ -139,19 +140,32 @@ def slug(heading: str, seen: set[str]) -> str:
     return name
 
 
+@functools.cache
 def highlight(code: str, filename: str = "", lang: str = "") -> str:
-    """`code` as highlighted HTML in a <pre class="hl">, plain when no lexer fits."""
+    """`code` as highlighted HTML in a <pre class="hl">, plain when no lexer fits. Cached:
+    both languages show the same code."""
     from pygments import highlight as pyg
     from pygments.formatters import HtmlFormatter
+
+    lexer = _lexer(lang or Path(filename).suffix or Path(filename).name)
+    if lexer is None:
+        return f'<pre class="hl"><code>{html.escape(code)}</code></pre>'
+    body = pyg(code, lexer, HtmlFormatter(nowrap=True))
+    return f'<pre class="hl"><code>{body}</code></pre>'
+
+
+@functools.cache
+def _lexer(kind: str):
+    """The pygments lexer for a fence's language or a file's suffix (".py"); None if none.
+    Cached: finding a lexer by file name looks through all of them."""
     from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
     from pygments.util import ClassNotFound
 
     try:
-        lexer = (get_lexer_by_name(lang) if lang else get_lexer_for_filename(filename, code))
+        return (get_lexer_for_filename(f"x{kind}") if kind.startswith(".")
+                else get_lexer_by_name(kind))
     except ClassNotFound:
-        return f'<pre class="hl"><code>{html.escape(code)}</code></pre>'
-    body = pyg(code, lexer, HtmlFormatter(nowrap=True))
-    return f'<pre class="hl"><code>{body}</code></pre>'
+        return None
 
 
 def site_target(book: Book, repo_path: str) -> str | None:
@@ -227,7 +241,8 @@ def _link(book: Book, source: str, href: str, page: str) -> str:
     if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("#"):
         return href  # another site (the reader follows it; nothing is fetched), or this page
     target = site_target(book, posixpath.join(posixpath.dirname(source), href))
-    return relative(page, target) if target else ""
+    lang = page.split("/", 1)[0]
+    return relative(page, f"{lang}/{target}") if target else ""
 
 
 def relative(page: str, target: str) -> str:
