@@ -58,7 +58,7 @@ TEXT = {
            "more_hint": "Hint {n}: one more rung", "stub": "The stub",
            "solution": "The solution (open it once yours passes)",
            "map": "The stage map", "run": "How to run the kit",
-           "measured": "Measured on the offline model, now (32 tasks)",
+           "measured": "Measured on the offline model, now",
            "recorded": "Replayed from a recording of a real small model "
            "(SmolLM2-135M, tests/recordings)", "source": "source: {path}",
            "built": "Built from the repository by `uv run tao book`."},
@@ -77,7 +77,7 @@ TEXT = {
            "de plus", "stub": "L'exercice à compléter",
            "solution": "La solution (à ouvrir une fois la vôtre réussie)",
            "map": "Le plan des étapes", "run": "Lancer le kit",
-           "measured": "Mesuré sur le modèle hors ligne, maintenant (32 tâches)",
+           "measured": "Mesuré sur le modèle hors ligne, maintenant",
            "recorded": "Rejoué depuis l'enregistrement d'un vrai petit modèle "
            "(SmolLM2-135M, tests/recordings)", "source": "source : {path}",
            "built": "Construit depuis le dépôt par `uv run tao book`."},
