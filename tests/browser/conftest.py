@@ -19,10 +19,13 @@ ON_ITS_OWN = "the browser tier runs on its own: uv run --group browser pytest te
 
 
 def pytest_collection_modifyitems(config, items):
-    """Skip the tier unless the command line named this folder (or a file in it)."""
+    """Unless the command line named this folder (or a file in it): one test skipped with
+    the reason, the others deselected, so a plain run says it once."""
     asked = any(HERE == path or HERE in path.parents
                 for path in (Path(arg.split("::")[0]).resolve() for arg in config.args))
-    if not asked:
-        for item in items:
-            if HERE in Path(item.fspath).parents:
-                item.add_marker(pytest.mark.skip(reason=ON_ITS_OWN))
+    mine = [item for item in items if HERE in Path(item.fspath).parents]
+    if asked or not mine:
+        return
+    mine[0].add_marker(pytest.mark.skip(reason=ON_ITS_OWN))
+    config.hook.pytest_deselected(items=mine[1:])
+    items[:] = [item for item in items if item not in mine[1:]]
