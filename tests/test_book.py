@@ -53,8 +53,10 @@ class Page(HTMLParser):
         super().__init__()
         self.ids, self.links, self.fetched, self.tags = set(), [], [], []
         self.details_open = []
-        # highlighted code is escaped text, with no tag a test looks for: skip it (fast)
-        self.feed(re.sub(r'<pre class="hl">.*?</pre>', "", text, flags=re.S))
+        # highlighted code, diffs and transcripts are escaped text in spans and cells, with
+        # no link, id or source in them: skipped, which makes parsing a page fast
+        self.feed(re.sub(r'<pre class="(hl|terminal)".*?</pre>|<div class="diff">.*?</div>',
+                         "", text, flags=re.S))
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)

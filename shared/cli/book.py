@@ -41,6 +41,9 @@ LANGS = ("en", "fr")
 MARKER = ".tao-book"  # in a folder this command wrote: the only kind it will empty
 CSS = Path(__file__).with_name("book.css")
 PYGMENTS_STYLE = "friendly"
+# the kit's own file kinds, by name: finding a lexer by file name scans every plugin
+SUFFIXES = {".py": "python", ".toml": "toml", ".md": "markdown", ".json": "json",
+            ".txt": "text", ".sh": "bash"}
 
 # The book's own words, by language. (tao's messages have their own table; this one is
 # only the site's labels and notices.)
@@ -162,6 +165,8 @@ def _lexer(kind: str):
     from pygments.util import ClassNotFound
 
     try:
+        if kind in SUFFIXES:
+            return get_lexer_by_name(SUFFIXES[kind])
         return (get_lexer_for_filename(f"x{kind}") if kind.startswith(".")
                 else get_lexer_by_name(kind))
     except ClassNotFound:
@@ -639,7 +644,7 @@ def cmd_book(args, console: Console) -> int:
     from rich.progress import Progress
 
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
-        job = bar.add_task("tao book", total=len(plan(Book(ROOT, offline_comparisons))) + 1)
+        job = bar.add_task("tao book", total=len(plan(Book(ROOT, offline_comparisons))))
 
         def step(label: str) -> None:
             bar.update(job, advance=1, description=label)
