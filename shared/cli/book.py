@@ -493,10 +493,14 @@ def compare_page(book: Book, lang: str, reports: list[tuple[str, str]]) -> str:
 
 def file_page(book: Book, lang: str, path: str) -> str:
     """A repository file a README links to: highlighted (a Markdown file, rendered)."""
-    text = (book.root / path).read_text(encoding="utf-8", errors="replace")
     page = f"files/{path}.html"
-    body = (markdown(book, path, text, f"{lang}/{page}") if path.endswith(".md")
-            else f"<h1><code>{html.escape(path)}</code></h1>" + highlight(text, path))
+    if posixpath.basename(path) == "README.md":  # another folder's README: in `lang` too
+        source, text, translated = readme(book, (book.root / path).parent, lang)
+        body = notice(lang, translated) + markdown(book, source, text, f"{lang}/{page}")
+    else:
+        text = (book.root / path).read_text(encoding="utf-8", errors="replace")
+        body = (markdown(book, path, text, f"{lang}/{page}") if path.endswith(".md")
+                else f"<h1><code>{html.escape(path)}</code></h1>" + highlight(text, path))
     return frame(book, lang, page, path, body)
 
 
