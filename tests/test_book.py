@@ -207,6 +207,15 @@ def test_tao_book_refuses_a_folder_it_did_not_make_in_one_line(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
 
 
+def test_every_language_has_every_label_of_the_book():
+    english = builder.TEXT["en"]
+    for lang in builder.LANGS:
+        assert builder.TEXT[lang].keys() == english.keys(), lang
+        for key, text in builder.TEXT[lang].items():  # the same {fields} to fill in
+            assert set(re.findall(r"{(\w+)}", text)) == set(re.findall(r"{(\w+)}",
+                                                                       english[key])), key
+
+
 def test_a_heading_gets_the_id_github_gives_it():
     seen: set[str] = set()
     assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured"

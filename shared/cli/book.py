@@ -48,9 +48,10 @@ SUFFIXES = {".py": "python", ".toml": "toml", ".md": "markdown", ".json": "json"
 # The book's own words, by language. (tao's messages have their own table; this one is
 # only the site's labels and notices.)
 TEXT = {
-    "en": {"name": "English", "book": "tao, the book", "stages": "Stages",
-           "exercises": "Exercises", "compare": "Text or native?", "previous": "previous",
-           "next": "next", "code": "The code", "changed": "What changed since {prev}",
+    "en": {"book": "tao, the book", "stages": "Stages",
+           "exercises": "Exercises", "compare": "Text or native?",
+           "previous": "← previous: {stage}", "next": "next: {stage} →",
+           "code": "The code", "changed": "What changed since {prev}",
            "changed_files": "changed files", "code_lines": "code: +{added} −{removed} lines",
            "readme_diff": "the README's changes", "first": "The first stage: nothing "
            "comes before it.", "identical": "No file changed.",
@@ -63,11 +64,12 @@ TEXT = {
            "map": "The stage map", "run": "How to run the kit",
            "measured": "Measured on the offline model, now",
            "recorded": "Replayed from a recording of a real small model "
-           "(SmolLM2-135M, tests/recordings)", "source": "source: {path}",
-           "built": "Built from the repository by `uv run tao book`."},
-    "fr": {"name": "Français", "book": "tao, le livre", "stages": "Étapes",
-           "exercises": "Exercices", "compare": "Texte ou natif ?", "previous": "précédente",
-           "next": "suivante", "code": "Le code", "changed": "Ce qui a changé depuis {prev}",
+           "(SmolLM2-135M, tests/recordings)",
+           "built": "Built from the repository by {command}."},
+    "fr": {"book": "tao, le livre", "stages": "Étapes",
+           "exercises": "Exercices", "compare": "Texte ou natif ?",
+           "previous": "← précédente : {stage}", "next": "suivante : {stage} →",
+           "code": "Le code", "changed": "Ce qui a changé depuis {prev}",
            "changed_files": "fichiers modifiés",
            "code_lines": "code : +{added} −{removed} lignes",
            "readme_diff": "les changements du README", "first": "La première étape : "
@@ -82,8 +84,8 @@ TEXT = {
            "map": "Le plan des étapes", "run": "Lancer le kit",
            "measured": "Mesuré sur le modèle hors ligne, maintenant",
            "recorded": "Rejoué depuis l'enregistrement d'un vrai petit modèle "
-           "(SmolLM2-135M, tests/recordings)", "source": "source : {path}",
-           "built": "Construit depuis le dépôt par `uv run tao book`."},
+           "(SmolLM2-135M, tests/recordings)",
+           "built": "Construit depuis le dépôt par {command}."},
 }
 
 
@@ -177,10 +179,11 @@ def site_target(book: Book, repo_path: str) -> str | None:
     """The site page (and #id) that shows the repository file `repo_path`, or None when
     the site has nothing for it (a folder, a missing file)."""
     path, _, frag = repo_path.partition("#")
-    path = posixpath.normpath(path)
+    # a twin (README.fr.md) is its README's page: each language shows its own text there
+    path = re.sub(r"README\.\w\w\.md$", "README.md", posixpath.normpath(path))
     stages = {s.folder.name: s for s in book.stages()}
     parts = path.split("/")
-    if path in ("README.md", "README.fr.md", "."):
+    if path in ("README.md", "."):
         return "index.html" + (f"#{frag}" if frag else "")
     if parts[0] == "stages" and len(parts) >= 2 and parts[1] in stages:
         stage = stages[parts[1]]
@@ -414,7 +417,7 @@ def index_page(book: Book, lang: str) -> str:
             f'<h2 id="map">{t["map"]}</h2><ol class="map">{"".join(items)}{extra}</ol>'
             f'<h2 id="run">{t["run"]}</h2>'
             + markdown(book, source, _drop_title(text), f"{lang}/index.html")
-            + f'<p class="muted">{t["built"]}</p>')
+            + f'<p class="muted">{t["built"].format(command="<code>uv run tao book</code>")}</p>')
     return frame(book, lang, "index.html", t["book"], body)
 
 
@@ -431,8 +434,9 @@ def stage_page(book: Book, lang: str, stage: Stage, previous: Stage | None,
                     + highlight(path.read_text(encoding="utf-8"), path.name))
     steps = []
     for other, label in ((previous, t["previous"]), (following, t["next"])):
-        steps.append(f'<a href="{posixpath.basename(other.page)}">{label}: {other.number} '
-                     f"{html.escape(other.folder.name[3:])}</a>" if other else "<span></span>")
+        name = other and html.escape(f"{other.number} {other.folder.name[3:]}")
+        steps.append(f'<a href="{posixpath.basename(other.page)}">{label.format(stage=name)}'
+                     "</a>" if other else "<span></span>")
     nav = f'<nav class="steps">{"".join(steps)}</nav>'
     body = (notice(lang, translated) + nav.replace("steps", "steps top", 1) + readme_html
             + "".join(code) + diff_section(book, stage, previous, lang)
