@@ -426,7 +426,7 @@ def stage_page(book: Book, lang: str, stage: Stage, previous: Stage | None,
     """A stage: README, code, the change since the stage before, the transcript."""
     t, page = TEXT[lang], stage.page
     source, text, translated = readme(book, stage.folder, lang)
-    readme_html = markdown(book, source, text, f"{lang}/{page}")
+    readme_html = markdown(book, source, _breadcrumb(text, book.stages()), f"{lang}/{page}")
     code = [f'<h2 id="code">{t["code"]}</h2>']
     for path in stage.code_files():
         name = str(path.relative_to(stage.folder))
@@ -676,6 +676,18 @@ def _title_and_motto(text: str) -> tuple[str, str]:
     motto = next((line.strip("* ") for line in text.splitlines()
                   if re.fullmatch(r"\*[^*].*\*", line.strip())), "")
     return title, motto
+
+
+def _breadcrumb(text: str, stages: list[Stage]) -> str:
+    """The README's breadcrumb line (`01 → 02 → **[03]** → 04`) with each other stage's
+    number a link to its README, which the book turns into a link to its page."""
+    folders = {s.number: s.folder.name for s in stages}
+
+    def crumbs(line: re.Match) -> str:
+        return re.sub(r"(?<![\[\d])\b(\d\d)\b(?!\])", lambda m: f"[{m[1]}](../{folders[m[1]]}"
+                      "/README.md)" if m[1] in folders else m[1], line[0])
+
+    return re.sub(r"(?m)^[\d*\[\] →]+$", crumbs, text, count=1)
 
 
 def _drop_title(text: str) -> str:
