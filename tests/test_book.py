@@ -86,8 +86,8 @@ def site(tmp_path_factory) -> tuple[Path, builder.Book]:
     (repo / "tests" / "recordings" / "two.toml").write_text(TWO_TASKS)
     info = (ROOT / "exercises" / "info.toml").read_text().split("[[exercises]]")
     (repo / "exercises" / "info.toml").write_text("[[exercises]]".join(info[:3]))
-    for name in ("e01_strict_parser", "e02_wordcount"):
-        for folder in ("exercises", "exercises/solutions"):
+    for name in ("e01_strict_parser", "e02_wordcount"):  # the shipped stub, solved or not
+        for folder in ("exercises/.stubs", "exercises/solutions"):
             (repo / folder).mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / folder / f"{name}.py", repo / folder / f"{name}.py")
     (repo / "stages" / "06_tool_registry" / "README.fr.md").write_text(FRENCH_06)
