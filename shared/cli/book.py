@@ -483,7 +483,7 @@ def compare_page(book: Book, lang: str, reports: list[tuple[str, str]]) -> str:
     """Stage 07's "Text or native? Measured" section, then `tao compare`'s own reports."""
     t = TEXT[lang]
     stage07 = next((s for s in book.stages() if s.number == "07"), None)
-    out = []
+    out = [f"<h1>{t['compare']}</h1>"]
     if stage07 is not None:
         source, text, translated = readme(book, stage07.folder, lang)
         english = readme(book, stage07.folder, "en")[1]
