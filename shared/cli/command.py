@@ -3,9 +3,10 @@
     tao list | run NN [-- args] | tour | diff A [B] | doctor
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
     tao compare [--provider P] [--protocols text,native] [--tasks FILE] [--runs N]
+    tao book [--out DIR] [--open]
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
-`stage_diff`, `exercise_verbs`, `exercise_watch` or `compare`; this module only declares the
+`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare` or `book`; this module only declares the
 arguments and dispatches.
 """
 
@@ -17,6 +18,7 @@ import sys
 from ..messages import LANGUAGES, text
 from ..providers.offline import QUIRKS
 from ..trace import make_console
+from .book import cmd_book
 from .compare import cmd_compare
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
@@ -123,13 +125,26 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--record", metavar="FILE.json",
                          help="record every request and reply, to replay with "
                               "--provider replay:FILE")
+    book = verbs.add_parser("book", help="the kit as a web site, English and French",
+                            description="Build a static site from the repository: the stage "
+                                        "map, a page per stage (README, code, the diff from "
+                                        "the stage before side by side, the golden "
+                                        "transcript), the exercises with folded hints, and "
+                                        "the text-or-native comparison; each page in English "
+                                        "and French. It opens from file:// with no network "
+                                        "and no server.",
+                            epilog="Then open book/index.html (or DIR/index.html).")
+    book.add_argument("--out", metavar="DIR",
+                      help="where to write it (default: book/ in the repository, which git "
+                           "ignores); a folder tao book made before is emptied first")
+    book.add_argument("--open", action="store_true", help="open it in your web browser")
     return parser
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
             "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
             "reset": cmd_reset, "solution": cmd_solution,
-            "compare": cmd_compare}
+            "compare": cmd_compare, "book": cmd_book}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,223 @@
+"""`tao book`, built once into tmp_path from a small copy of the repository (stages 06
+and 07, two exercises, the golden transcripts, the recorded SmolLM2 run) with one French
+twin added, then read back with the stdlib's HTML parser: every internal link resolves,
+nothing is fetched, the diff and transcript are there, the French side switches.
+tests/browser/ opens the real book in a real browser."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from helpers import ROOT, run_tao
+
+from shared.cli import book as builder
+
+FRENCH_06 = """# Étape 06 — un registre d'outils
+
+*Un registre d'outils, et une boucle qui corrige un appel mal écrit.*
+
+## Le problème
+
+Voir [la boucle](loop.py), [le fournisseur](../../shared/providers/base.py),
+[un dossier](../../tests/) et [rien](nowhere.py).
+
+```bash
+uv run tao diff 06
+```
+"""
+
+TWO_TASKS = """[[task]]
+id = "greeting"
+kind = "no_tool"
+prompt = "Hello! Who are you?"
+
+[[task]]
+id = "multiply"
+kind = "one_call"
+prompt = "What is 17 * 23?"
+tools = ["calculator"]
+answer = ["391"]
+"""
+
+
+class Page(HTMLParser):
+    """What a test reads of a page: ids, links, fetched sources, and some text."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.ids, self.links, self.fetched, self.tags = set(), [], [], []
+        self.details_open = []
+        # highlighted code, diffs and transcripts are escaped text in spans and cells, with
+        # no link, id or source in them: skipped, which makes parsing a page fast
+        self.feed(re.sub(r'<pre class="(hl|terminal)".*?</pre>|<div class="diff">.*?</div>',
+                         "", text, flags=re.S))
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and "href" in attrs:
+            self.links.append(attrs["href"])
+        if tag in ("link", "script", "img", "iframe", "source") or (
+                tag != "a" and ("src" in attrs or "href" in attrs)):
+            self.fetched += [attrs.get("src") or attrs.get("href") or ""]
+        if tag == "details":
+            self.details_open.append("open" in attrs)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, builder.Book]:
+    """A book built from a small copy of the repository with one French twin."""
+    repo = tmp_path_factory.mktemp("repo")
+    for name in ("README.md", "stages/06_tool_registry", "stages/07_native_tools",
+                 "tests/golden/06_tool_registry.txt", "tests/golden/07_native_tools.txt",
+                 "tests/recordings", "exercises/README.md", "shared/providers/base.py"):
+        source, target = ROOT / name, repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+         if source.is_dir() else shutil.copy(source, target))
+    (repo / "tests" / "recordings" / "two.toml").write_text(TWO_TASKS)
+    info = (ROOT / "exercises" / "info.toml").read_text().split("[[exercises]]")
+    (repo / "exercises" / "info.toml").write_text("[[exercises]]".join(info[:3]))
+    for name in ("e01_strict_parser", "e02_wordcount"):  # the shipped stub, solved or not
+        for folder in ("exercises/.stubs", "exercises/solutions"):
+            (repo / folder).mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / folder / f"{name}.py", repo / folder / f"{name}.py")
+    (repo / "stages" / "06_tool_registry" / "README.fr.md").write_text(FRENCH_06)
+    out = tmp_path_factory.mktemp("book") / "book"
+
+    def comparisons(root):
+        return builder.offline_comparisons(root, root / "tests" / "recordings" / "two.toml")
+
+    return out, builder.build(out, repo, comparisons)
+
+
+_parsed: dict[Path, dict[str, Page]] = {}
+
+
+def pages(out: Path) -> dict[str, Page]:
+    """Every HTML page of the book, parsed (once a module), by its path inside the book."""
+    if out not in _parsed:
+        _parsed[out] = {str(p.relative_to(out)): Page(p.read_text(encoding="utf-8"))
+                        for p in out.rglob("*.html")}
+    return _parsed[out]
+
+
+def test_every_internal_link_resolves_to_a_page_and_an_id_on_it(site):
+    out, _ = site
+    parsed = pages(out)
+    checked = 0
+    for name, page in parsed.items():
+        for href in page.links:
+            if re.match(r"^[a-z]+:", href):
+                continue  # another site: the reader follows it, nothing fetches it
+            path, _, frag = unquote(href).partition("#")
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(name), path)) \
+                if path else name
+            assert target in parsed, f"{name}: {href} -> no page {target}"
+            assert not frag or frag in parsed[target].ids, f"{name}: {href}: no id {frag}"
+            checked += 1
+    assert checked > 100
+
+
+def test_nothing_is_fetched_from_another_site(site):
+    out, _ = site
+    for name, page in pages(out).items():
+        assert all(not re.match(r"^(https?:)?//", src) for src in page.fetched), name
+        assert "script" not in page.tags, name
+    assert "http" not in (out / "book.css").read_text().replace("http://www.w3.org", "")
+
+
+def test_a_stage_page_has_its_code_its_diff_side_by_side_and_its_transcript(site):
+    out, _ = site
+    text = (out / "en/stages/07_native_tools.html").read_text(encoding="utf-8")
+    page = Page(text)
+    assert {"file-loop.py", "file-tools.py", "changes", "transcript"} <= page.ids
+    diff = text[text.index('id="changes"'):text.index('id="transcript"')]
+    assert diff.index('id="diff-loop.py"') < diff.index("<details>")  # code first, as tao diff
+    assert '<td class="old del">' in diff and '<td class="new add">' in diff
+    screen = text[text.index('id="transcript"'):]
+    assert 'class="terminal"' in screen and "you&gt;" in screen and "observe" in screen
+    assert "previous: 06" in text and "next:" not in text  # the last stage of this copy
+
+
+def test_readme_links_go_to_what_shows_the_file_or_become_plain_text(site):
+    out, _ = site
+    page = out / "fr/stages/06_tool_registry.html"
+    text = page.read_text(encoding="utf-8")
+    assert 'href="#file-loop.py"' in text  # a stage file: its highlighted copy on the page
+    assert 'href="../files/shared/providers/base.py.html"' in text
+    assert (out / "fr/files/shared/providers/base.py.html").exists()
+    assert "un dossier" in text and "rien" in text  # nothing to show: plain text, no link
+    assert not re.search(r"<a [^>]*>(un dossier|rien)</a>", text)
+    assert 'href="../../tests/' not in text and "nowhere.py" not in text
+
+
+def test_a_french_twin_is_used_and_every_page_switches_to_its_twin(site):
+    out, _ = site
+    french = (out / "fr/stages/06_tool_registry.html").read_text(encoding="utf-8")
+    untranslated = (out / "fr/stages/07_native_tools.html").read_text(encoding="utf-8")
+    assert "Étape 06" in french and 'class="notice"' not in french
+    assert 'class="notice"' in untranslated and "Stage 07" in untranslated
+    assert 'class="notice"' not in (out / "en/stages/07_native_tools.html").read_text()
+    for name, page in pages(out).items():
+        if name == "index.html":
+            continue
+        lang, rest = name.split("/", 1)
+        other = "fr" if lang == "en" else "en"
+        twin = posixpath.relpath(f"{other}/{rest}", posixpath.dirname(name))
+        assert twin in page.links, f"{name} has no switch to {twin}"
+
+
+def test_hints_fold_one_rung_at_a_time_and_the_solution_stays_shut(site):
+    out, _ = site
+    text = (out / "en/exercises.html").read_text(encoding="utf-8")
+    page = Page(text)
+    assert {"e01_strict_parser", "e02_wordcount"} <= page.ids
+    assert page.details_open and not any(page.details_open)
+    one = text[text.index('id="e02_wordcount"'):]
+    hint1, hint2 = one.index("Hint 1"), one.index("Hint 2")
+    assert one.index("<details>") < hint1 < one.index("<details>", hint1) < hint2
+    assert one.index("NotImplementedError") < one.index('class="solution"')
+    assert "def wordcount" in re.sub("<[^>]+>", "", one[one.index('class="solution"'):])
+
+
+def test_the_comparison_page_has_the_readme_tables_and_compares_chart(site):
+    out, _ = site
+    text = (out / "en/compare.html").read_text(encoding="utf-8")
+    assert 'id="text-or-native-measured"' in text and "<table" in text
+    assert text.count("<svg") == 2  # the offline run and the recorded SmolLM2 run
+    assert "replay" in text and "offline" in text
+
+
+def test_tao_book_refuses_a_folder_it_did_not_make_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    out = run_tao("book", "--out", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "not empty" in out.stderr
+    assert (tmp_path / "notes.txt").exists()
+    file = tmp_path / "notes.txt"
+    out = run_tao("book", "--out", str(file))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_every_language_has_every_label_of_the_book():
+    english = builder.TEXT["en"]
+    for lang in builder.LANGS:
+        assert builder.TEXT[lang].keys() == english.keys(), lang
+        for key, text in builder.TEXT[lang].items():  # the same {fields} to fill in
+            assert set(re.findall(r"{(\w+)}", text)) == set(re.findall(r"{(\w+)}",
+                                                                       english[key])), key
+
+
+def test_a_heading_gets_the_id_github_gives_it():
+    seen: set[str] = set()
+    assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured"
+    assert builder.slug("Texte ou natif ? Mesuré", seen) == "texte-ou-natif--mesuré"
+    assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured-1"
