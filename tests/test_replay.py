@@ -13,7 +13,7 @@ from helpers import load_stage, run_stage
 
 from shared.cli.stage_verbs import DEMOS
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
-from shared.providers.replay import Recorder, ReplayProvider, divergence
+from shared.providers.replay import Divergence, Recorder, ReplayProvider, divergence
 from shared.stage_main import connect
 from shared.trace import Trace
 
@@ -52,10 +52,30 @@ def test_a_different_question_stops_the_replay_at_the_message_that_changed(tmp_p
     recording = tmp_path / "run.json"
     run_stage("07", "--record", str(recording), stdin=QUESTIONS)
     out = run_stage("07", "--provider", f"replay:{recording}",
-                    stdin="what is 17 * 24?\n\n").stdout
+                    stdin="what is 17 * 24?\n\n").stderr
     out = " ".join(out.split())  # as one line, however the screen wrapped it
     assert "request 1 differs at message 1" in out
     assert "17 * 23" in out and "17 * 24" in out  # both sides of the difference are shown
+
+
+@pytest.mark.parametrize("stage", ["06", "09"])
+def test_a_divergence_ends_the_session_there_and_reads_no_further(stage, tmp_path):
+    """06 (text protocol) and 09 (native, and its loop turns a failed call into an answer):
+    the tool result of request 2 is made to differ; the stage stops at once, exit 1, one
+    line, and the next question is never read."""
+    recording = tmp_path / "run.json"
+    assert run_stage(stage, "--record", str(recording), stdin=QUESTIONS).returncode == 0
+    entries = json.loads(recording.read_text())
+    tool_message = entries[1]["request"]["messages"][-1]
+    assert "391" in tool_message["content"], tool_message  # the calculator's 17 * 23
+    tool_message["content"] = tool_message["content"].replace("391", "392")
+    recording.write_text(json.dumps(entries))
+    out = run_stage(stage, "--provider", f"replay:{recording}", stdin=QUESTIONS)
+    said = " ".join(out.stderr.split())
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert said.count("differs") == 1 and "request 2 differs at message" in said, said
+    assert "391" in said and "392" in said
+    assert "how many words" not in out.stdout  # the second line was never read
 
 
 def test_a_changed_loop_is_caught_on_the_request_it_first_changes(tmp_path):
@@ -66,7 +86,7 @@ def test_a_changed_loop_is_caught_on_the_request_it_first_changes(tmp_path):
     model = Recorder(build_provider("offline"), recording)
     loop06.agent_step("what is 2 + 3?", [], model, loop06.build_agent_system())
     replay = ReplayProvider.from_recording(str(recording))
-    with pytest.raises(ProviderError, match=r"request 1 differs in its (system|options)"):
+    with pytest.raises(Divergence, match=r"request 1 differs in its (system|options)"):
         loop05.agent_step("what is 2 + 3?", [], replay, loop05.build_agent_system())
 
 
@@ -79,7 +99,7 @@ def test_the_second_request_of_a_turn_is_checked_too(tmp_path):
     entries = json.loads(recording.read_text())
     entries[1]["request"]["messages"][2]["content"] = "41"  # as if the tool had said 41
     recording.write_text(json.dumps(entries))
-    with pytest.raises(ProviderError, match="request 2 differs at message 3") as caught:
+    with pytest.raises(Divergence, match="request 2 differs at message 3") as caught:
         loop.agent_step("what is 6 * 7?", [], ReplayProvider.from_recording(str(recording)), "")
     assert '"41"' in str(caught.value) and '"42"' in str(caught.value)
 
@@ -92,7 +112,7 @@ def test_call_options_are_recorded_and_compared(tmp_path):
     assert entry["request"]["options"] == {"max_tokens": 50, "tool_choice": "none",
                                            "stop": ["END"]}
     replay = ReplayProvider.from_recording(str(tmp_path / "run.json"))
-    with pytest.raises(ProviderError, match="request 1 differs in its options"):
+    with pytest.raises(Divergence, match="request 1 differs in its options"):
         replay.call([{"role": "user", "content": "hi"}], max_tokens=60, tool_choice="none",
                     stop=["END"])
 
@@ -111,7 +131,7 @@ def test_a_fault_and_broken_arguments_replay_as_they_happened(tmp_path):
     with pytest.raises(ProviderError, match="hung up") as caught:
         replay.call(messages)
     assert caught.value.partial == "Half a"
-    with pytest.raises(ProviderError, match="recording ends after request 2"):
+    with pytest.raises(Divergence, match="recording ends after request 2"):
         replay.call(messages)
 
 

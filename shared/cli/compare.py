@@ -184,10 +184,9 @@ def run_task(task: Task, protocol: str, loop, provider) -> Result:
 
     provider.on_reply = count
     started = time.perf_counter()
-    try:
+    try:  # a Divergence (a replay that no longer matches) is no ProviderError: it ends the
+        # run, since no number after it would be real
         answer = loop.agent_step(task.prompt, [], provider, loop.build_agent_system(), grader)
-    except Divergence:
-        raise  # a replay that no longer matches: no number after this one would be real
     except ProviderError as exc:
         answer = ""
         result.errors.append("provider")
