@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import load_stage, run_stage
+from helpers import load_stage, run_stage, run_tao
 
 from shared.cli.stage_verbs import DEMOS
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
@@ -184,3 +184,97 @@ def test_a_clock_reading_is_no_divergence_but_any_other_change_is():
     assert divergence(was, request("2026-12-01T10:00:00.1+00:00")) == ""
     assert "at message 1" in divergence(was, request("2026-12-01 (a date only)"))
     assert "at message 1" in divergence(was, request("2026-12-01T09:18:41.722036+00:00 and"))
+
+
+# ---------------------------------------------------------------- tao replay FILE
+
+
+def test_tao_replay_runs_the_recorded_stage_with_its_options_and_typed_lines(tmp_path):
+    """Stage 08 with --budget 300 and three questions: `tao replay` finds the stage, passes
+    the budget again (a smaller history would differ at request 1 of a later turn) and
+    types the questions, with nothing on stdin; the session ends as the learner's did,
+    with an empty line."""
+    argv, stdin = DEMOS["08"]
+    recording = tmp_path / "run.json"
+    first = run_stage("08", *argv, "--record", str(recording), stdin=stdin + "\n")
+    again = run_tao("replay", str(recording))
+    assert again.returncode == 0 and "differs" not in again.stderr, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+    session = json.loads(recording.read_text())[0]["request"]["session"]
+    assert session == {"stage": "08", "argv": argv}  # --record itself is not kept
+
+
+def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp_path):
+    recording = tmp_path / "run.json"
+    first = run_stage("01", "--provider", "offline", "--record", str(recording),
+                      "What is an agent loop?")
+    assert json.loads(recording.read_text())[0]["request"]["session"]["argv"] == [
+        "What is an agent loop?"]
+    again = run_tao("replay", str(recording))
+    assert again.returncode == 0, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+
+
+def test_tao_replay_through_another_stage_stops_where_it_first_differs(tmp_path):
+    recording = tmp_path / "run.json"
+    run_stage("06", "--record", str(recording), stdin=QUESTIONS)
+    out = run_tao("replay", str(recording), "--stage", "05")
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "request 1 differs" in out.stderr
+    assert "how many words" not in out.stdout  # the second typed line was never fed
+
+
+def test_tao_replay_of_a_compare_run_gives_the_same_numbers(tmp_path):
+    tasks = Path(__file__).parent / "recordings" / "local_smollm2_tasks.toml"
+    recording = tmp_path / "run.json"
+    first = run_tao("compare", "--quirk", "fenced", "--tasks", str(tasks), "--record",
+                    str(recording), "--markdown")
+    again = run_tao("replay", str(recording))
+    assert first.returncode == 0 and again.returncode == 0, again.stderr
+    rows = [line for line in first.stdout.splitlines() if line.startswith("|")]
+    assert len(rows) > 4 and all(_same_row(row, again.stdout) for row in rows[2:])
+
+
+def _same_row(row: str, screen: str) -> bool:
+    """True if the Markdown table `row` ("| right tool | 3/4 | 4/4 |") has a line of the
+    rich table on `screen` with the same label and cells."""
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    return any(line.split() and all(cell in line for cell in cells)
+               for line in screen.splitlines())
+
+
+def test_an_old_recording_replays_with_a_stage_named_and_the_lines_typed_again(tmp_path):
+    recording = tmp_path / "run.json"
+    first = run_stage("07", "--record", str(recording), stdin=QUESTIONS)
+    entries = json.loads(recording.read_text())
+    for entry in entries:  # as recorded before a recording kept its session
+        entry["request"].pop("session", None)
+        entry["request"].pop("typed", None)
+    recording.write_text(json.dumps(entries))
+    told = run_tao("replay", str(recording))
+    assert told.returncode == 2 and "--stage" in told.stderr and len(told.stderr.splitlines()) == 1
+    again = run_tao("replay", str(recording), "--stage", "7", stdin=QUESTIONS)
+    assert again.returncode == 0 and "typed" in again.stderr, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (None, "no such file"),
+    ("[{", "not valid JSON"),
+    ('{"text": "hi"}', "not a recording"),
+    ('["just a reply"]', "not a recording"),
+    ("[]", "no model call"),
+])
+def test_tao_replay_says_what_is_wrong_with_a_file_in_one_line(content, says, tmp_path):
+    path = tmp_path / "run.json"
+    if content is not None:
+        path.write_text(content)
+    out = run_tao("replay", str(path))
+    assert out.returncode == 2 and says in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and not out.stdout
+
+
+def test_tao_replay_help_names_the_file_the_stage_option_and_how_to_record():
+    out = run_tao("replay", "--help")
+    assert out.returncode == 0
+    assert "--stage" in out.stdout and "--record" in out.stdout and "FILE" in out.stdout

@@ -493,8 +493,10 @@ def cmd_compare(args, console: Console) -> int:
     try:
         provider = build_provider(name, args.model, **({"quirk": args.quirk}
                                                         if args.quirk else {}))
-        if args.record:
-            provider = Recorder(provider, args.record)
+        if args.record:  # with the options that make the same run: `tao replay FILE`
+            again = ["--protocols", args.protocols, "--runs", str(args.runs),
+                     *(["--tasks", args.tasks] if args.tasks else [])]
+            provider = Recorder(provider, args.record, {"verb": "compare", "argv": again})
     except (ProviderError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     title = f"tao compare · {provider.describe()} · {len(tasks)} tasks × {args.runs}"
