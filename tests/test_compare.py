@@ -11,7 +11,7 @@ import pytest
 from helpers import run_tao
 
 from shared.cli import compare
-from shared.providers import Reply, ScriptedProvider, ToolCall, build_provider
+from shared.providers import OfflineProvider, Reply, ScriptedProvider, ToolCall, build_provider
 from shared.providers.replay import Recorder, ReplayProvider
 
 KINDS = {"no_tool", "one_call", "two_calls", "chained", "trap_json", "trap_unknown_tool",
@@ -148,13 +148,9 @@ def test_the_table_names_a_fix_for_each_failure_kind_seen():
     assert "near-miss coaching" in out.stdout
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--protocols", "text,constrained"], "local"),
-    (["--protocols", "texty"], "no protocol"),
-])
-def test_a_protocol_that_cannot_run_is_one_line(argv, words):
-    out = run_tao("compare", *argv)
-    assert out.returncode == 2 and words in out.stderr
+def test_a_protocol_that_does_not_exist_is_one_line():
+    out = run_tao("compare", "--protocols", "texty")
+    assert out.returncode == 2 and "no protocol" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
@@ -228,3 +224,73 @@ def test_a_recorded_run_of_the_real_local_model_replays_through_both_loops():
         assert any(text and text.strip()[:40] in result.answer for text in said), result
         if "cut_off" in result.errors:
             assert not result.answer_ok
+
+
+# ---------------------------------------------------------------- constrained
+
+
+FOUR = "tests/recordings/local_smollm2_tasks.toml"
+
+
+class HeldToGrammar(OfflineProvider):
+    """The local model's stand-in: keeps the grammar it was built with, counts its calls
+    (the offline model answers them)."""
+
+    name = "local"
+
+    def __init__(self, model=None, *, grammar=None):
+        super().__init__()
+        self.grammar, self.calls = grammar, 0
+
+    def turn(self, *args, **kwargs):
+        self.calls += 1
+        yield from super().turn(*args, **kwargs)
+
+
+@pytest.fixture
+def local_stand_in(monkeypatch):
+    """`--provider local`'s model, as compare builds it, replaced by HeldToGrammar."""
+    built, real = [], compare.build_provider
+
+    def build(name, model=None, **kwargs):
+        if name != "local":
+            return real(name, model, **kwargs)
+        built.append(HeldToGrammar(model, **kwargs))
+        return built[-1]
+    monkeypatch.setattr(compare, "build_provider", build)
+    return built
+
+
+def test_constrained_is_stage_06_on_the_local_model_held_to_the_registrys_grammar(
+        local_stand_in, tmp_path):
+    out = run_tao("compare", "--protocols", "text,constrained", "--tasks", FOUR, "--json",
+                  "--record", str(tmp_path / "run.json"))
+    assert out.returncode == 0, out.stderr
+    [held] = local_stand_in
+    named = re.findall(r'"\\"tool\\"" ws ":" ws "\\"(\w+)\\""', held.grammar)
+    assert sorted(named) == sorted(compare.load_protocol("text").TOOLS)  # compare's registry
+    summary = json.loads(out.stdout)["summary"]
+    assert summary["constrained"]["runs"] == 4
+    # every call of the constrained runs, and only those, went to the grammar's model
+    assert held.calls == summary["constrained"]["iterations"] > 0
+    # one recording holds both models' calls, in order: it replays to the same numbers
+    again = run_tao("compare", "--provider", f"replay:{tmp_path / 'run.json'}", "--protocols",
+                    "text,constrained", "--tasks", FOUR, "--json")
+    assert again.returncode == 0, again.stderr
+    replayed = json.loads(again.stdout)["summary"]
+    for data in (summary, replayed):
+        for protocol in data.values():
+            protocol.pop("seconds")
+    assert replayed == summary
+
+
+def test_without_a_local_model_constrained_is_one_line_and_the_others_still_run(tmp_path):
+    missing = str(tmp_path / "no-such-model.gguf")
+    out = run_tao("compare", "--protocols", "text,native,constrained", "--tasks", FOUR,
+                  "--json", TAO_LOCAL_MODEL=missing)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("\n") == 1 and "constrained" in out.stderr, out.stderr
+    assert set(json.loads(out.stdout)["summary"]) == {"text", "native"}
+    alone = run_tao("compare", "--protocols", "constrained", "--tasks", FOUR,
+                    TAO_LOCAL_MODEL=missing)
+    assert alone.returncode == 2 and "Traceback" not in alone.stderr

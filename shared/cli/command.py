@@ -2,7 +2,7 @@
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
-    tao compare [--provider P] [--protocols text,native] [--tasks FILE] [--runs N]
+    tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE] [--runs N]
     tao replay FILE [--stage N]
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             "picks; replay:FILE answers from a recording)")
     compare.add_argument("--model", help="model name")
     compare.add_argument("--protocols", default="text,native",
-                         help="comma-separated: text, native (default: both)")
+                         help="comma-separated: text, native, constrained (stage 06 on "
+                              "the local model, held to a grammar) (default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: shared/cli/compare_tasks.toml)")
     compare.add_argument("--runs", type=int, default=1, help="times through the task set")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
