@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                                            "each run, and show the numbers side by side.")
     compare.add_argument("--provider", help="which model answers (default: as a stage "
                                             "picks; replay:FILE answers from a recording)")
-    compare.add_argument("--model", help="model name")
+    compare.add_argument("--model", help="model name (default: TAO_MODEL, else the "
+                                          "provider's)")
     compare.add_argument("--protocols", default="text,native",
                          help="comma-separated: text, native, constrained (stage 06 on "
                               "the local model, held to a grammar) (default: text,native)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import sys
 import time
 import tomllib
@@ -96,6 +97,7 @@ class Result:
     tokens_in: int = 0
     tokens_out: int = 0
     estimated: bool = False  # the counts are the model's estimate (the offline model's)
+    unreported: bool = False  # a reply came with no counts (some servers send none)
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     answer: str = ""
@@ -221,6 +223,7 @@ def run_task(task: Task, protocol: str, loop, provider) -> Result:
         usage["in"] += int(reply.usage.get("input_tokens", 0))
         usage["out"] += int(reply.usage.get("output_tokens", 0))
         result.estimated = result.estimated or bool(reply.usage.get("estimated"))
+        result.unreported = result.unreported or bool(reply.usage.get("not_reported"))
 
     provider.on_reply = count
     started = time.perf_counter()
@@ -331,6 +334,7 @@ def summarise(results: list[Result]) -> dict[str, dict]:
             "tokens_in": sum(r.tokens_in for r in rows),
             "tokens_out": sum(r.tokens_out for r in rows),
             "tokens_estimated": any(r.estimated for r in rows),
+            "tokens_unreported": sum(r.unreported for r in rows),
             "seconds": round(sum(r.seconds for r in rows), 3),
             "errors": dict(sorted(errors.items())),
         }
@@ -344,9 +348,19 @@ ROWS = [("well-formed calls", lambda s: f"{s['well_formed']}/{s['calls']}"),
         ("calls not needed", lambda s: str(s["unneeded_calls"])),
         ("calls missed", lambda s: str(s["missed_calls"])),
         ("iterations", lambda s: str(s["iterations"])),
-        ("tokens in / out", lambda s: f"{s['tokens_in']} / {s['tokens_out']}"
-                                      + (" (estimated)" if s["tokens_estimated"] else "")),
+        ("tokens in / out", lambda s: _tokens(s)),
         ("wall time", lambda s: f"{s['seconds']:.2f} s")]
+
+
+def _tokens(s: dict) -> str:
+    """The token counts, said to be estimates or missing where they are: a server that
+    sends no counts gets no 0 in the table."""
+    if s.get("tokens_unreported", 0) == s["runs"]:
+        return "not reported by the server"
+    counts = f"{s['tokens_in']} / {s['tokens_out']}"
+    if s.get("tokens_unreported"):
+        counts += f" ({s['tokens_unreported']} runs not counted)"
+    return counts + (" (estimated)" if s["tokens_estimated"] else "")
 
 
 def table(summary: dict, title: str) -> Table:
@@ -531,10 +545,11 @@ def cmd_compare(args, console: Console) -> int:
     name, _ = choose_provider(args.provider)
     router = None
     try:
-        provider = build_provider(name, args.model, **({"quirk": args.quirk}
-                                                        if args.quirk else {}))
+        model = args.model or os.environ.get("TAO_MODEL") or None  # as a stage reads it
+        provider = build_provider(name, model, **({"quirk": args.quirk}
+                                                   if args.quirk else {}))
         if "constrained" in protocols and not name.startswith("replay:"):
-            held, why = held_to_grammar(name, args.model)
+            held, why = held_to_grammar(name, model)
             if held is None:  # the others still run: one line says what is left out
                 protocols.remove("constrained")
                 print(f"tao compare: constrained left out: {why}", file=sys.stderr)
