@@ -278,3 +278,32 @@ def test_tao_replay_help_names_the_file_the_stage_option_and_how_to_record():
     out = run_tao("replay", "--help")
     assert out.returncode == 0
     assert "--stage" in out.stdout and "--record" in out.stdout and "FILE" in out.stdout
+
+
+def test_a_stage_session_recorded_on_a_real_server_replays_with_no_typing():
+    """Stage 07 through --provider openai (the real SDK) against llama-cpp-python's server
+    serving SmolLM2-135M (tests/recordings/regenerate.py): `tao replay` runs it again
+    offline, every request the same as then, the model's own words on the screen."""
+    from helpers import ROOT
+
+    recording = ROOT / "tests" / "recordings" / "llama_cpp_server_stage07.json"
+    entries = json.loads(recording.read_text())
+    out = run_tao("replay", str(recording.relative_to(ROOT)))
+    assert out.returncode == 0 and "differs" not in out.stderr, out.stderr
+    assert "recorded from openai" in out.stderr
+    screen_text = " ".join(out.stdout.split())
+    typed = [line for e in entries for line in e["request"].get("typed", [])]
+    assert len(typed) == 2 and all(f"you> {line}" in screen_text for line in typed)
+    for entry in entries:  # what the model said, word for word, however it wrapped
+        assert " ".join(entry["text"].split()[:8]) in screen_text
+    # the server sent no token counts, and the replay says so as the live run did
+    turns = [line for line in out.stdout.splitlines() if line.startswith("turn: ")]
+    assert len(turns) == 2 and all("tokens not reported by the server" in t for t in turns)
+
+
+def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files():
+    from shared.stage_main import stage_arguments
+
+    argv = ["--provider=openai", "--budget", "300", "--record", "r.json", "--constrain",
+            "--model", "m", "--quirk=fenced", "--save-trace", "t.svg", "--show-wire", "hi"]
+    assert stage_arguments(argv) == ["--budget", "300", "--show-wire", "hi"]
