@@ -153,6 +153,11 @@ def test_a_protocol_that_does_not_exist_is_one_line():
     assert out.returncode == 2 and "no protocol" in out.stderr and "Traceback" not in out.stderr
 
 
+REAL_TABLE = ("tao compare --provider replay:tests/recordings/local_smollm2_kinds.json "
+              "--tasks tests/recordings/local_smollm2_kinds.toml "
+              "--protocols text,native,constrained --markdown")
+
+
 def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
     """The README's "Text or native? Measured" tables, each run again (the offline model
     is deterministic, its clock frozen): a change to a loop, a quirk or a task that moves
@@ -162,7 +167,7 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
     readme = (ROOT / "stages" / "07_native_tools" / "README.md").read_text(encoding="utf-8")
     blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", readme,
                              flags=re.S))
-    assert set(blocks) == {"tao compare --markdown", "tao compare --quirk all"}
+    assert set(blocks) == {"tao compare --markdown", "tao compare --quirk all", REAL_TABLE}
     tasks = compare.load_tasks()
     clean = compare.summarise(compare.compare(build_provider("offline"), ["text", "native"],
                                               tasks))
@@ -170,6 +175,13 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
     quirks = compare.quirk_summaries(tasks, ["text", "native"])
     assert blocks["tao compare --quirk all"] == compare.quirk_markdown(quirks)
     assert f"{len(tasks)} tasks" in readme
+    # the real model's table: the command in its marker, run again on the recording
+    again = run_tao(*REAL_TABLE.split()[1:])
+    assert again.returncode == 0, again.stderr
+    assert blocks[REAL_TABLE] == again.stdout.strip()
+    real = REAL_TABLE.split("--tasks ")[1].split()[0]
+    after = readme.split(REAL_TABLE)[1][:1500]  # the words that say what the table shows
+    assert f"{len(compare.load_tasks(ROOT / real))} tasks" in after and "SmolLM2-135M" in after
 
 
 def test_tao_compare_record_then_replay_gives_the_same_json(tmp_path):
@@ -207,19 +219,28 @@ def test_a_hostile_tool_name_is_graded_not_crashed_on():
     assert result.missed_call and not result.right_tool and result.answer_ok
 
 
-def test_a_recorded_run_of_the_real_local_model_replays_through_both_loops():
-    """SmolLM2-135M (--provider local) on four tasks, recorded: output no one here wrote.
-    The loops must still send exactly what they sent then, and its words must be what
-    gets graded; a reply cut off at the token limit is no right answer."""
+REAL_RUNS = [  # (recording, its tasks, its protocols), all in tests/recordings/
+    # SmolLM2-135M through --provider local, in this process
+    ("local_smollm2.json", "local_smollm2_tasks.toml", ["text", "native"]),
+    ("local_smollm2_kinds.json", "local_smollm2_kinds.toml", ["text", "native", "constrained"]),
+    # the same model behind llama-cpp-python's OpenAI-compatible server, --provider openai
+    ("llama_cpp_server_compare.json", "local_smollm2_tasks.toml", ["text", "native"]),
+]
+
+
+@pytest.mark.parametrize(("name", "tasks", "protocols"), REAL_RUNS)
+def test_a_recorded_run_of_a_real_model_replays_through_the_loops(name, tasks, protocols):
+    """Runs of a real model, recorded: output no one here wrote. The loops must still
+    send exactly what they sent then, and the model's words must be what gets graded; a
+    reply cut off at the token limit is no right answer."""
     from helpers import ROOT
 
     folder = ROOT / "tests" / "recordings"
-    recording = folder / "local_smollm2.json"
+    recording = folder / name
     said = [entry["text"] for entry in json.loads(recording.read_text())]
-    results = compare.compare(ReplayProvider.from_recording(str(recording)),
-                              ["text", "native"],
-                              compare.load_tasks(folder / "local_smollm2_tasks.toml"))
-    assert len(results) == 8
+    tasks = compare.load_tasks(folder / tasks)
+    results = compare.compare(ReplayProvider.from_recording(str(recording)), protocols, tasks)
+    assert len(results) == len(tasks) * len(protocols)
     for result in results:
         assert any(text and text.strip()[:40] in result.answer for text in said), result
         if "cut_off" in result.errors:
