@@ -180,7 +180,11 @@ def test_tao_compare_constrained_is_stage_06_under_the_grammar(tmp_path):
     out = run_tao("compare", "--provider", "local", "--protocols", "constrained",
                   "--tasks", str(tasks), "--json")
     assert out.returncode == 0, out.stderr
-    summary = json.loads(out.stdout)["summary"]["constrained"]
+    data = json.loads(out.stdout)
+    summary = data["summary"]["constrained"]
     assert summary["runs"] == 2 and summary["iterations"] >= 2
+    # llama.cpp took the grammar built from compare's registry (one it cannot parse is a
+    # provider error on every call), and the model answered under it
+    assert "provider" not in summary["errors"] and all(r["answer"] for r in data["results"])
     assert summary["well_formed"] == summary["calls"]
     assert not {"near_miss", "call_as_answer"} & set(summary["errors"]), summary["errors"]
