@@ -167,8 +167,9 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
     provider = build_provider(name, args.model or env.get("TAO_MODEL") or None, **extra)
     announce(provider, why)
     trace = Trace(save=args.save_trace)
-    session = {"stage": args.stage, "argv": getattr(args, "stage_argv", [])} if getattr(
-        args, "stage", None) else None
+    session = None
+    if getattr(args, "stage", None):  # a stage's own parser: its recording says which
+        session = {"stage": args.stage, "argv": getattr(args, "stage_argv", [])}
     return Session(connect(provider, trace, show_wire, getattr(args, "record", None),
                            session), trace)
 
