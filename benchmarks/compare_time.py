@@ -6,8 +6,12 @@ The whole task set through both protocols (32 tasks, 64 runs of a stage loop) sh
 seconds, not minutes: the target is that it costs at most TARGET times one `tao tour`
 (every stage once, with its demo input), the run a learner already knows the length of.
 `--quirk all` (the task set once per quirk, 7 times over: stage 07's README tables) is
-timed too, against the same tour. Each run is a fresh interpreter; the order rotates
-every round, and each round's ratio pairs runs made under the same load.
+timed too, against the same tour, and so is the replay of the recorded real-model run
+(SmolLM2-135M on one task of each kind through text, native and constrained, answered
+from tests/recordings/local_smollm2_kinds.json, every request checked against the
+recorded one): what the suite and stage 07's real-model table pay for it. Each run is a
+fresh interpreter; the order rotates every round, and each round's ratio pairs runs made
+under the same load.
 """
 
 import argparse
@@ -21,10 +25,14 @@ COMMANDS = {
     "tour": [*TAO, "tour"],
     "compare": [*TAO, "compare", "--json"],
     "quirks": [*TAO, "compare", "--quirk", "all"],
+    "replay": [*TAO, "compare", "--provider", "replay:tests/recordings/local_smollm2_kinds.json",
+               "--tasks", "tests/recordings/local_smollm2_kinds.toml",
+               "--protocols", "text,native,constrained", "--json"],
 }
 LABELS = {"tour": "tao tour (every stage, offline)",
           "compare": "tao compare (32 tasks x 2 protocols)",
-          "quirks": "tao compare --quirk all (x 7 quirks)"}
+          "quirks": "tao compare --quirk all (x 7 quirks)",
+          "replay": "replay of SmolLM2, 7 tasks x 3 protocols"}
 TARGET = 1.0  # the whole task set may cost at most one tour
 
 
@@ -37,7 +45,7 @@ def main() -> int:
     for name, label in LABELS.items():
         ms = [t * 1000 for t in times[name]]
         print(f"{label:40} median {statistics.median(ms):7.1f} ms, spread {spread(ms):6.1f} ms")
-    for name in ("compare", "quirks"):
+    for name in ("compare", "quirks", "replay"):
         ratios = [c / t for c, t in zip(times[name], times["tour"], strict=True)]
         print(ratio_line(f"{name} / tour", ratios, TARGET, TARGET))
     return 0

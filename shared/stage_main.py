@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,10 +29,16 @@ from pathlib import Path
 from .printable import visible
 from .providers import PROVIDERS, Provider, ProviderError, build_provider, choose_provider
 from .providers.offline import QUIRKS
+from .providers.replay import Divergence
 from .terminal import prepare_terminal
 from .trace import Trace
 
 TRACE_FORMATS = (".svg", ".html", ".htm")
+# the options that pick a model or a file, not what the stage does: a recording's
+# session keeps the others (--budget, a question...), so `tao replay` can pass them again;
+# each with whether it takes a value
+SESSION_OPTIONS = {"--provider": True, "--model": True, "--save-trace": True,
+                   "--record": True, "--quirk": True, "--constrain": False}
 
 
 class StageParser(argparse.ArgumentParser):
@@ -45,7 +52,23 @@ class StageParser(argparse.ArgumentParser):
         """Parse `args` (default: the command line, with undecodable bytes replaced)."""
         if args is None:
             args = [_readable(arg) for arg in sys.argv[1:]]
-        return super().parse_args(args, namespace)
+        parsed = super().parse_args(args, namespace)
+        parsed.stage_argv = stage_arguments(args)
+        return parsed
+
+
+def stage_arguments(argv: list[str]) -> list[str]:
+    """`argv` without SESSION_OPTIONS (and their values): what a replay passes again."""
+    kept, skip = [], False
+    for arg in argv:
+        name = arg.split("=", 1)[0]
+        if skip:
+            skip = False
+        elif name in SESSION_OPTIONS:
+            skip = SESSION_OPTIONS[name] and "=" not in arg
+        else:
+            kept.append(arg)
+    return kept
 
 
 def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.ArgumentParser:
@@ -56,6 +79,8 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
         description=lines[0] if lines else None,
         epilog="With no key set, the built-in offline model answers.",
     )
+    number = re.match(r"Stage (\d+)", lines[0]) if lines else None
+    parser.set_defaults(stage=number.group(1) if number else None)  # a recording says it
     parser.add_argument("--provider", type=provider_name,
                         metavar="{" + ",".join(PROVIDERS) + ",replay:FILE}",
                         help="which model answers (default: TAO_PROVIDER, else a key, "
@@ -142,16 +167,21 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
     provider = build_provider(name, args.model or env.get("TAO_MODEL") or None, **extra)
     announce(provider, why)
     trace = Trace(save=args.save_trace)
-    return Session(connect(provider, trace, show_wire, getattr(args, "record", None)), trace)
+    session = None
+    if getattr(args, "stage", None):  # a stage's own parser: its recording says which
+        session = {"stage": args.stage, "argv": getattr(args, "stage_argv", [])}
+    return Session(connect(provider, trace, show_wire, getattr(args, "record", None),
+                           session), trace)
 
 
 def connect(provider: Provider, trace: Trace, show_wire: str | None = None,
-            record: str | None = None) -> Provider:
+            record: str | None = None, session: dict | None = None) -> Provider:
     """Point `provider`'s hooks at `trace`: each reply's numbers and each retry note reach
     the screen, and its secrets are hidden from everything shown. With `show_wire` (an
     API's name), return it wrapped in a WireTap that prints each request and its events
     on the trace's console; with `record` (a path), wrapped in a Recorder that writes
-    each request and reply there, keys hidden."""
+    each request and reply there, keys hidden, with the `session` (which stage, its
+    options) and every line the trace reads, so `tao replay` can run it again."""
     provider.on_notice = trace.note
     trace.secrets = tuple(getattr(provider, "secrets", ()))  # hidden, whoever echoes them
     if show_wire:
@@ -161,7 +191,8 @@ def connect(provider: Provider, trace: Trace, show_wire: str | None = None,
     if record:
         from .providers.replay import Recorder
 
-        provider = Recorder(provider, record)
+        provider = Recorder(provider, record, session)
+        trace.prompt = provider.reading(trace.prompt)
     provider.on_reply = trace.model_reply
     return provider
 
@@ -213,7 +244,7 @@ def _run(main: Callable[[], object]) -> tuple[int, str]:
     """main()'s exit code, and the one line that says why it ended, if it failed."""
     try:
         result = main()
-    except (ProviderError, EOFError, KeyboardInterrupt) as exc:
+    except (ProviderError, Divergence, EOFError, KeyboardInterrupt) as exc:
         if isinstance(exc, KeyboardInterrupt):
             print(file=sys.stderr)  # leave the line the ^C was typed on
         return last_words(exc)
@@ -225,6 +256,8 @@ def last_words(exc: BaseException | None) -> tuple[int, str]:
     Ctrl-D where a stage reads one line only ends it quietly: the trace says bye."""
     if isinstance(exc, ProviderError):
         return 1, f"error: {visible(str(exc))}"
+    if isinstance(exc, Divergence):  # the session stops: nothing after it would be replayed
+        return 1, f"{visible(str(exc))}; the replay stops here"
     if isinstance(exc, KeyboardInterrupt):
         return 130, "cancelled (Ctrl-C)"
     return 0, ""

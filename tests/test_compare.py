@@ -11,7 +11,7 @@ import pytest
 from helpers import run_tao
 
 from shared.cli import compare
-from shared.providers import Reply, ScriptedProvider, ToolCall, build_provider
+from shared.providers import OfflineProvider, Reply, ScriptedProvider, ToolCall, build_provider
 from shared.providers.replay import Recorder, ReplayProvider
 
 KINDS = {"no_tool", "one_call", "two_calls", "chained", "trap_json", "trap_unknown_tool",
@@ -148,13 +148,14 @@ def test_the_table_names_a_fix_for_each_failure_kind_seen():
     assert "near-miss coaching" in out.stdout
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--protocols", "text,constrained"], "local"),
-    (["--protocols", "texty"], "no protocol"),
-])
-def test_a_protocol_that_cannot_run_is_one_line(argv, words):
-    out = run_tao("compare", *argv)
-    assert out.returncode == 2 and words in out.stderr
+def test_a_protocol_that_does_not_exist_is_one_line():
+    out = run_tao("compare", "--protocols", "texty")
+    assert out.returncode == 2 and "no protocol" in out.stderr and "Traceback" not in out.stderr
+
+
+REAL_TABLE = ("tao compare --provider replay:tests/recordings/local_smollm2_kinds.json "
+              "--tasks tests/recordings/local_smollm2_kinds.toml "
+              "--protocols text,native,constrained --markdown")
 
 
 def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
@@ -167,15 +168,23 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
     clean = compare.summarise(compare.compare(build_provider("offline"), ["text", "native"],
                                               tasks))
     quirks = compare.quirk_summaries(tasks, ["text", "native"])
+    # the real model's table: the command in its marker, run again on the recording
+    again = run_tao(*REAL_TABLE.split()[1:])
+    assert again.returncode == 0, again.stderr
     tables = {"tao compare --markdown": compare.markdown(clean),
-              "tao compare --quirk all": compare.quirk_markdown(quirks)}
-    tasks_said = {"README.md": f"{len(tasks)} tasks", "README.fr.md": f"{len(tasks)} tâches"}
+              "tao compare --quirk all": compare.quirk_markdown(quirks),
+              REAL_TABLE: again.stdout.strip()}
+    real = len(compare.load_tasks(ROOT / REAL_TABLE.split("--tasks ")[1].split()[0]))
+    tasks_said = {"README.md": "{} tasks", "README.fr.md": "{} tâches"}
     for path in with_twins([ROOT / "stages" / "07_native_tools" / "README.md"]):
-        readme = path.read_text(encoding="utf-8")
+        readme, said = path.read_text(encoding="utf-8"), tasks_said[path.name]
         blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", readme,
                                  flags=re.S))
         assert blocks == tables, f"stage 07's {path.name}: regenerate its tables"
-        assert tasks_said[path.name] in readme, f"{path.name} should say {tasks_said[path.name]}"
+        assert said.format(len(tasks)) in readme, f"{path.name}: say {said.format(len(tasks))}"
+        after = readme.split(REAL_TABLE)[1][:1500]  # the words that say what the table shows
+        assert said.format(real) in after and "SmolLM2-135M" in after, (
+            f"{path.name}: after the real model's table, say {said.format(real)} of SmolLM2-135M")
 
 
 def test_tao_compare_record_then_replay_gives_the_same_json(tmp_path):
@@ -213,20 +222,99 @@ def test_a_hostile_tool_name_is_graded_not_crashed_on():
     assert result.missed_call and not result.right_tool and result.answer_ok
 
 
-def test_a_recorded_run_of_the_real_local_model_replays_through_both_loops():
-    """SmolLM2-135M (--provider local) on four tasks, recorded: output no one here wrote.
-    The loops must still send exactly what they sent then, and its words must be what
-    gets graded; a reply cut off at the token limit is no right answer."""
+REAL_RUNS = [  # (recording, its tasks, its protocols), all in tests/recordings/
+    # SmolLM2-135M through --provider local, in this process
+    ("local_smollm2.json", "local_smollm2_tasks.toml", ["text", "native"]),
+    ("local_smollm2_kinds.json", "local_smollm2_kinds.toml", ["text", "native", "constrained"]),
+    # the same model behind llama-cpp-python's OpenAI-compatible server, --provider openai
+    ("llama_cpp_server_compare.json", "local_smollm2_tasks.toml", ["text", "native"]),
+]
+
+
+@pytest.mark.parametrize(("name", "tasks", "protocols"), REAL_RUNS)
+def test_a_recorded_run_of_a_real_model_replays_through_the_loops(name, tasks, protocols):
+    """Runs of a real model, recorded: output no one here wrote. The loops must still
+    send exactly what they sent then, and the model's words must be what gets graded; a
+    reply cut off at the token limit is no right answer."""
     from helpers import ROOT
 
     folder = ROOT / "tests" / "recordings"
-    recording = folder / "local_smollm2.json"
+    recording = folder / name
     said = [entry["text"] for entry in json.loads(recording.read_text())]
-    results = compare.compare(ReplayProvider.from_recording(str(recording)),
-                              ["text", "native"],
-                              compare.load_tasks(folder / "local_smollm2_tasks.toml"))
-    assert len(results) == 8
+    tasks = compare.load_tasks(folder / tasks)
+    results = compare.compare(ReplayProvider.from_recording(str(recording)), protocols, tasks)
+    assert len(results) == len(tasks) * len(protocols)
     for result in results:
         assert any(text and text.strip()[:40] in result.answer for text in said), result
         if "cut_off" in result.errors:
             assert not result.answer_ok
+
+
+# ---------------------------------------------------------------- constrained
+
+
+FOUR = "tests/recordings/local_smollm2_tasks.toml"
+
+
+class HeldToGrammar(OfflineProvider):
+    """The local model's stand-in: keeps the grammar it was built with, counts its calls
+    (the offline model answers them)."""
+
+    name = "local"
+
+    def __init__(self, model=None, *, grammar=None):
+        super().__init__()
+        self.grammar, self.calls = grammar, 0
+
+    def turn(self, *args, **kwargs):
+        self.calls += 1
+        yield from super().turn(*args, **kwargs)
+
+
+@pytest.fixture
+def local_stand_in(monkeypatch):
+    """`--provider local`'s model, as compare builds it, replaced by HeldToGrammar."""
+    built, real = [], compare.build_provider
+
+    def build(name, model=None, **kwargs):
+        if name != "local":
+            return real(name, model, **kwargs)
+        built.append(HeldToGrammar(model, **kwargs))
+        return built[-1]
+    monkeypatch.setattr(compare, "build_provider", build)
+    return built
+
+
+def test_constrained_is_stage_06_on_the_local_model_held_to_the_registrys_grammar(
+        local_stand_in, tmp_path):
+    out = run_tao("compare", "--protocols", "text,constrained", "--tasks", FOUR, "--json",
+                  "--record", str(tmp_path / "run.json"))
+    assert out.returncode == 0, out.stderr
+    [held] = local_stand_in
+    named = re.findall(r'"\\"tool\\"" ws ":" ws "\\"(\w+)\\""', held.grammar)
+    assert sorted(named) == sorted(compare.load_protocol("text").TOOLS)  # compare's registry
+    summary = json.loads(out.stdout)["summary"]
+    assert summary["constrained"]["runs"] == 4
+    # every call of the constrained runs, and only those, went to the grammar's model
+    assert held.calls == summary["constrained"]["iterations"] > 0
+    # one recording holds both models' calls, in order: it replays to the same numbers
+    again = run_tao("compare", "--provider", f"replay:{tmp_path / 'run.json'}", "--protocols",
+                    "text,constrained", "--tasks", FOUR, "--json")
+    assert again.returncode == 0, again.stderr
+    replayed = json.loads(again.stdout)["summary"]
+    for data in (summary, replayed):
+        for protocol in data.values():
+            protocol.pop("seconds")
+    assert replayed == summary
+
+
+def test_without_a_local_model_constrained_is_one_line_and_the_others_still_run(tmp_path):
+    missing = str(tmp_path / "no-such-model.gguf")
+    out = run_tao("compare", "--protocols", "text,native,constrained", "--tasks", FOUR,
+                  "--json", TAO_LOCAL_MODEL=missing)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("\n") == 1 and "constrained" in out.stderr, out.stderr
+    assert set(json.loads(out.stdout)["summary"]) == {"text", "native"}
+    alone = run_tao("compare", "--protocols", "constrained", "--tasks", FOUR,
+                    TAO_LOCAL_MODEL=missing)
+    assert alone.returncode == 2 and "Traceback" not in alone.stderr

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import load_stage, run_stage
+from helpers import load_stage, run_stage, run_tao
 
 from shared.cli.stage_verbs import DEMOS
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
-from shared.providers.replay import Recorder, ReplayProvider, divergence
+from shared.providers.replay import Divergence, Recorder, ReplayProvider, divergence
 from shared.stage_main import connect
 from shared.trace import Trace
 
@@ -52,10 +52,30 @@ def test_a_different_question_stops_the_replay_at_the_message_that_changed(tmp_p
     recording = tmp_path / "run.json"
     run_stage("07", "--record", str(recording), stdin=QUESTIONS)
     out = run_stage("07", "--provider", f"replay:{recording}",
-                    stdin="what is 17 * 24?\n\n").stdout
+                    stdin="what is 17 * 24?\n\n").stderr
     out = " ".join(out.split())  # as one line, however the screen wrapped it
     assert "request 1 differs at message 1" in out
     assert "17 * 23" in out and "17 * 24" in out  # both sides of the difference are shown
+
+
+@pytest.mark.parametrize("stage", ["06", "09"])
+def test_a_divergence_ends_the_session_there_and_reads_no_further(stage, tmp_path):
+    """06 (text protocol) and 09 (native, and its loop turns a failed call into an answer):
+    the tool result of request 2 is made to differ; the stage stops at once, exit 1, one
+    line, and the next question is never read."""
+    recording = tmp_path / "run.json"
+    assert run_stage(stage, "--record", str(recording), stdin=QUESTIONS).returncode == 0
+    entries = json.loads(recording.read_text())
+    tool_message = entries[1]["request"]["messages"][-1]
+    assert "391" in tool_message["content"], tool_message  # the calculator's 17 * 23
+    tool_message["content"] = tool_message["content"].replace("391", "392")
+    recording.write_text(json.dumps(entries))
+    out = run_stage(stage, "--provider", f"replay:{recording}", stdin=QUESTIONS)
+    said = " ".join(out.stderr.split())
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert said.count("differs") == 1 and "request 2 differs at message" in said, said
+    assert "391" in said and "392" in said
+    assert "how many words" not in out.stdout  # the second line was never read
 
 
 def test_a_changed_loop_is_caught_on_the_request_it_first_changes(tmp_path):
@@ -66,7 +86,7 @@ def test_a_changed_loop_is_caught_on_the_request_it_first_changes(tmp_path):
     model = Recorder(build_provider("offline"), recording)
     loop06.agent_step("what is 2 + 3?", [], model, loop06.build_agent_system())
     replay = ReplayProvider.from_recording(str(recording))
-    with pytest.raises(ProviderError, match=r"request 1 differs in its (system|options)"):
+    with pytest.raises(Divergence, match=r"request 1 differs in its (system|options)"):
         loop05.agent_step("what is 2 + 3?", [], replay, loop05.build_agent_system())
 
 
@@ -79,7 +99,7 @@ def test_the_second_request_of_a_turn_is_checked_too(tmp_path):
     entries = json.loads(recording.read_text())
     entries[1]["request"]["messages"][2]["content"] = "41"  # as if the tool had said 41
     recording.write_text(json.dumps(entries))
-    with pytest.raises(ProviderError, match="request 2 differs at message 3") as caught:
+    with pytest.raises(Divergence, match="request 2 differs at message 3") as caught:
         loop.agent_step("what is 6 * 7?", [], ReplayProvider.from_recording(str(recording)), "")
     assert '"41"' in str(caught.value) and '"42"' in str(caught.value)
 
@@ -92,7 +112,7 @@ def test_call_options_are_recorded_and_compared(tmp_path):
     assert entry["request"]["options"] == {"max_tokens": 50, "tool_choice": "none",
                                            "stop": ["END"]}
     replay = ReplayProvider.from_recording(str(tmp_path / "run.json"))
-    with pytest.raises(ProviderError, match="request 1 differs in its options"):
+    with pytest.raises(Divergence, match="request 1 differs in its options"):
         replay.call([{"role": "user", "content": "hi"}], max_tokens=60, tool_choice="none",
                     stop=["END"])
 
@@ -111,7 +131,7 @@ def test_a_fault_and_broken_arguments_replay_as_they_happened(tmp_path):
     with pytest.raises(ProviderError, match="hung up") as caught:
         replay.call(messages)
     assert caught.value.partial == "Half a"
-    with pytest.raises(ProviderError, match="recording ends after request 2"):
+    with pytest.raises(Divergence, match="recording ends after request 2"):
         replay.call(messages)
 
 
@@ -164,3 +184,126 @@ def test_a_clock_reading_is_no_divergence_but_any_other_change_is():
     assert divergence(was, request("2026-12-01T10:00:00.1+00:00")) == ""
     assert "at message 1" in divergence(was, request("2026-12-01 (a date only)"))
     assert "at message 1" in divergence(was, request("2026-12-01T09:18:41.722036+00:00 and"))
+
+
+# ---------------------------------------------------------------- tao replay FILE
+
+
+def test_tao_replay_runs_the_recorded_stage_with_its_options_and_typed_lines(tmp_path):
+    """Stage 08 with --budget 300 and three questions: `tao replay` finds the stage, passes
+    the budget again (a smaller history would differ at request 1 of a later turn) and
+    types the questions, with nothing on stdin; the session ends as the learner's did,
+    with an empty line."""
+    argv, stdin = DEMOS["08"]
+    recording = tmp_path / "run.json"
+    first = run_stage("08", *argv, "--record", str(recording), stdin=stdin + "\n")
+    again = run_tao("replay", str(recording))
+    assert again.returncode == 0 and "differs" not in again.stderr, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+    session = json.loads(recording.read_text())[0]["request"]["session"]
+    assert session == {"stage": "08", "argv": argv}  # --record itself is not kept
+
+
+def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp_path):
+    recording = tmp_path / "run.json"
+    first = run_stage("01", "--provider", "offline", "--record", str(recording),
+                      "What is an agent loop?")
+    assert json.loads(recording.read_text())[0]["request"]["session"]["argv"] == [
+        "What is an agent loop?"]
+    again = run_tao("replay", str(recording))
+    assert again.returncode == 0, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+
+
+def test_tao_replay_through_another_stage_stops_where_it_first_differs(tmp_path):
+    recording = tmp_path / "run.json"
+    run_stage("06", "--record", str(recording), stdin=QUESTIONS)
+    out = run_tao("replay", str(recording), "--stage", "05")
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "request 1 differs" in out.stderr
+    assert "how many words" not in out.stdout  # the second typed line was never fed
+
+
+def test_tao_replay_of_a_compare_run_gives_the_same_numbers(tmp_path):
+    tasks = Path(__file__).parent / "recordings" / "local_smollm2_tasks.toml"
+    recording = tmp_path / "run.json"
+    first = run_tao("compare", "--quirk", "fenced", "--tasks", str(tasks), "--record",
+                    str(recording), "--markdown")
+    again = run_tao("replay", str(recording))
+    assert first.returncode == 0 and again.returncode == 0, again.stderr
+    rows = [line for line in first.stdout.splitlines() if line.startswith("|")]
+    assert len(rows) > 4 and all(_same_row(row, again.stdout) for row in rows[2:])
+
+
+def _same_row(row: str, screen: str) -> bool:
+    """True if the Markdown table `row` ("| right tool | 3/4 | 4/4 |") has a line of the
+    rich table on `screen` with the same label and cells."""
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    return any(line.split() and all(cell in line for cell in cells)
+               for line in screen.splitlines())
+
+
+def test_an_old_recording_replays_with_a_stage_named_and_the_lines_typed_again(tmp_path):
+    recording = tmp_path / "run.json"
+    first = run_stage("07", "--record", str(recording), stdin=QUESTIONS)
+    entries = json.loads(recording.read_text())
+    for entry in entries:  # as recorded before a recording kept its session
+        entry["request"].pop("session", None)
+        entry["request"].pop("typed", None)
+    recording.write_text(json.dumps(entries))
+    told = run_tao("replay", str(recording))
+    assert told.returncode == 2 and "--stage" in told.stderr and len(told.stderr.splitlines()) == 1
+    again = run_tao("replay", str(recording), "--stage", "7", stdin=QUESTIONS)
+    assert again.returncode == 0 and "typed" in again.stderr, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (None, "no such file"),
+    ("[{", "not valid JSON"),
+    ('{"text": "hi"}', "not a recording"),
+    ('["just a reply"]', "not a recording"),
+    ("[]", "no model call"),
+])
+def test_tao_replay_says_what_is_wrong_with_a_file_in_one_line(content, says, tmp_path):
+    path = tmp_path / "run.json"
+    if content is not None:
+        path.write_text(content)
+    out = run_tao("replay", str(path))
+    assert out.returncode == 2 and says in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and not out.stdout
+
+
+def test_tao_replay_help_names_the_file_the_stage_option_and_how_to_record():
+    out = run_tao("replay", "--help")
+    assert out.returncode == 0
+    assert "--stage" in out.stdout and "--record" in out.stdout and "FILE" in out.stdout
+
+
+def test_a_stage_session_recorded_on_a_real_server_replays_with_no_typing():
+    """Stage 07 through --provider openai (the real SDK) against llama-cpp-python's server
+    serving SmolLM2-135M (tests/recordings/regenerate.py): `tao replay` runs it again
+    offline, every request the same as then, the model's own words on the screen."""
+    from helpers import ROOT
+
+    recording = ROOT / "tests" / "recordings" / "llama_cpp_server_stage07.json"
+    entries = json.loads(recording.read_text())
+    out = run_tao("replay", str(recording.relative_to(ROOT)))
+    assert out.returncode == 0 and "differs" not in out.stderr, out.stderr
+    assert "recorded from openai" in out.stderr
+    screen_text = " ".join(out.stdout.split())
+    typed = [line for e in entries for line in e["request"].get("typed", [])]
+    assert len(typed) == 2 and all(f"you> {line}" in screen_text for line in typed)
+    for entry in entries:  # what the model said, word for word, however it wrapped
+        assert " ".join(entry["text"].split()[:8]) in screen_text
+    # the server sent no token counts, and the replay says so as the live run did
+    turns = [line for line in out.stdout.splitlines() if line.startswith("turn: ")]
+    assert len(turns) == 2 and all("tokens not reported by the server" in t for t in turns)
+
+
+def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files():
+    from shared.stage_main import stage_arguments
+
+    argv = ["--provider=openai", "--budget", "300", "--record", "r.json", "--constrain",
+            "--model", "m", "--quirk", "fenced", "--save-trace=t.svg", "--show-wire", "hi"]
+    assert stage_arguments(argv) == ["--budget", "300", "--show-wire", "hi"]

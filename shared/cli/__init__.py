@@ -7,6 +7,7 @@
 - `exercise_state.py`: the exercise list (info.toml) and each exercise's status;
 - `exercise_runner.py`: the exercise test runner; `exercise_screen.py`: what they show;
 - `book.py`: book, the kit as a static site (English and French);
+- `compare.py`: compare; `replay.py`: replay (a recorded session again);
 - `repo.py`: the repository's paths and the one stage finder (tests and exercises use it too).
 
 `main` is imported on first call, so `from shared.cli.repo import load_stage` (what

@@ -2,12 +2,12 @@
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
-    tao compare [--provider P] [--protocols text,native] [--tasks FILE] [--runs N]
-    tao book [--out DIR] [--open]
+    tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE] [--runs N]
+    tao replay FILE [--stage N] | book [--out DIR] [--open]
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
-`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare` or `book`; this module only declares the
-arguments and dispatches.
+`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare`, `replay` or `book`; this
+module only declares the arguments and dispatches.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from .book import cmd_book
 from .compare import cmd_compare
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
+from .replay import cmd_replay
 from .repo import CLIError
 from .stage_diff import cmd_diff
 from .stage_verbs import cmd_doctor, cmd_list, cmd_run, cmd_tour
@@ -110,9 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                                            "each run, and show the numbers side by side.")
     compare.add_argument("--provider", help="which model answers (default: as a stage "
                                             "picks; replay:FILE answers from a recording)")
-    compare.add_argument("--model", help="model name")
+    compare.add_argument("--model", help="model name (default: TAO_MODEL, else the "
+                                          "provider's)")
     compare.add_argument("--protocols", default="text,native",
-                         help="comma-separated: text, native (default: both)")
+                         help="comma-separated: text, native, constrained (stage 06 on "
+                              "the local model, held to a grammar) (default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: shared/cli/compare_tasks.toml)")
     compare.add_argument("--runs", type=int, default=1, help="times through the task set")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
@@ -138,13 +141,27 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where to write it (default: book/ in the repository, which git "
                            "ignores); a folder tao book made before is emptied first")
     book.add_argument("--open", action="store_true", help="open it in your web browser")
+    replay = verbs.add_parser(
+        "replay", help="a recorded session again, offline, with no typing",
+        description="Run the stage a --record FILE came from again, on --provider "
+                    "replay:FILE, with the lines typed then as its input: the whole session "
+                    "again, offline, nothing sent. Each request the stage sends is checked "
+                    "against the recorded one; at the first that differs (a loop you "
+                    "changed) it stops, says which request and message, and exits 1. A "
+                    "recording of `tao compare` runs tao compare again.",
+        epilog="Record first, e.g. `uv run stages/07_native_tools/main.py --record "
+               "run.json`, then `uv run tao replay run.json`.")
+    replay.add_argument("file", help="a recording made with --record")
+    replay.add_argument("--stage", help="run this stage on it instead (say, 05 for a "
+                                        "recording of 06); needed for a recording made "
+                                        "before recordings said their stage")
     return parser
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
             "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
             "reset": cmd_reset, "solution": cmd_solution,
-            "compare": cmd_compare, "book": cmd_book}
+            "compare": cmd_compare, "replay": cmd_replay, "book": cmd_book}
 
 
 def main(argv: list[str] | None = None) -> int:

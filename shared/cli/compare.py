@@ -1,13 +1,17 @@
 """`tao compare`: the same tasks through the text protocol and native calls, graded.
 
-    tao compare [--provider P] [--protocols text,native] [--tasks FILE] [--runs N]
-                [--quirk Q] [--json] [--html FILE] [--markdown] [--record FILE]
+    tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE]
+                [--runs N] [--quirk Q] [--json] [--html FILE] [--markdown] [--record FILE]
 
 Each task (compare_tasks.toml) goes through the kit's own loops, imported, never copied:
 stage 06's `agent_step` (the JSON-line protocol, near-miss coaching included) for
-`text`, stage 07's for `native`. Both get the same registry: the stages' three tools
+`text`, stage 07's for `native`. They get the same registry: the stages' three tools
 plus stage 10's stand-ins, made instant, and a clock that stands still, so a run can be
 recorded (`--record`) and replayed (`--provider replay:FILE`) to the same numbers.
+`constrained` is stage 06 again, on the local model held to the grammar `--constrain`
+gives it (one call line to a tool of the registry, or plain text): the only model here
+that takes a grammar, so it answers that protocol whatever --provider says; where it
+cannot run (no `local` extra, no model), one line says so and the others run.
 
 A grading trace listens to each loop as a screen would (`act`, `observe`, `think`), and
 a task says, in data, which tools it needs, what their arguments must hold and what the
@@ -18,6 +22,8 @@ from __future__ import annotations
 
 import html
 import json
+import os
+import sys
 import time
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -27,13 +33,15 @@ from rich.console import Console
 from rich.table import Table
 
 from ..providers import ProviderError, Tool, build_provider, choose_provider
+from ..providers.base import NO_OPTIONS, Wrapper
 from ..providers.replay import Divergence, Recorder
 from ..trace import Trace
 from .repo import CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
 PROTOCOLS = {"text": ("06", "stage 06: one JSON line, parsed"),
-             "native": ("07", "stage 07: the API's own tool calls")}
+             "native": ("07", "stage 07: the API's own tool calls"),
+             "constrained": ("06", "stage 06 on the local model, held to a grammar")}
 STAND_INS = ("search", "lookup")  # stage 10's, added to both registries
 FROZEN_NOW = "2026-01-02T03:04:05+00:00"  # what `now` says in a comparison: runs replay
 
@@ -89,6 +97,7 @@ class Result:
     tokens_in: int = 0
     tokens_out: int = 0
     estimated: bool = False  # the counts are the model's estimate (the offline model's)
+    unreported: bool = False  # a reply came with no counts (some servers send none)
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     answer: str = ""
@@ -143,6 +152,39 @@ def load_protocol(protocol: str):
     return loop
 
 
+class ByProtocol(Wrapper):
+    """The model for the protocol being run (`protocol`, set by `compare`): the one the
+    learner picked, or for "constrained" the local model held to stage 06's grammar.
+    One object in front of both, so one --record file holds the run in order."""
+
+    def __init__(self, provider, constrained):
+        super().__init__(provider)
+        self.constrained, self.protocol = constrained, ""
+
+    def turn(self, messages, system, tools, options=NO_OPTIONS):
+        """The turn of this protocol's model."""
+        model = self.constrained if self.protocol == "constrained" else self.provider
+        yield from model.turn(messages, system, tools, options)
+
+    def describe(self) -> str:
+        """Both models, when they are two."""
+        mine, held = self.provider.describe(), self.constrained.describe()
+        return mine if mine == held else f"{mine}; constrained: {held}"
+
+
+def held_to_grammar(name: str, model: str | None):
+    """The local model held to the grammar `--constrain` builds from stage 06's registry
+    (as compare extends it), or None and the one line that says why it cannot run."""
+    from ..providers.local import tool_grammar  # text only: imports no llama.cpp
+
+    grammar = tool_grammar(load_protocol("constrained").TOOLS)
+    try:
+        return build_provider("local", model if name == "local" else None,
+                              grammar=grammar), ""
+    except ProviderError as exc:
+        return None, str(exc)
+
+
 class Grader:
     """A trace that keeps what a grader needs, and shows nothing."""
 
@@ -181,13 +223,13 @@ def run_task(task: Task, protocol: str, loop, provider) -> Result:
         usage["in"] += int(reply.usage.get("input_tokens", 0))
         usage["out"] += int(reply.usage.get("output_tokens", 0))
         result.estimated = result.estimated or bool(reply.usage.get("estimated"))
+        result.unreported = result.unreported or bool(reply.usage.get("not_reported"))
 
     provider.on_reply = count
     started = time.perf_counter()
-    try:
+    try:  # a Divergence (a replay that no longer matches) is no ProviderError: it ends the
+        # run, since no number after it would be real
         answer = loop.agent_step(task.prompt, [], provider, loop.build_agent_system(), grader)
-    except Divergence:
-        raise  # a replay that no longer matches: no number after this one would be real
     except ProviderError as exc:
         answer = ""
         result.errors.append("provider")
@@ -292,6 +334,7 @@ def summarise(results: list[Result]) -> dict[str, dict]:
             "tokens_in": sum(r.tokens_in for r in rows),
             "tokens_out": sum(r.tokens_out for r in rows),
             "tokens_estimated": any(r.estimated for r in rows),
+            "tokens_unreported": sum(r.unreported for r in rows),
             "seconds": round(sum(r.seconds for r in rows), 3),
             "errors": dict(sorted(errors.items())),
         }
@@ -305,9 +348,19 @@ ROWS = [("well-formed calls", lambda s: f"{s['well_formed']}/{s['calls']}"),
         ("calls not needed", lambda s: str(s["unneeded_calls"])),
         ("calls missed", lambda s: str(s["missed_calls"])),
         ("iterations", lambda s: str(s["iterations"])),
-        ("tokens in / out", lambda s: f"{s['tokens_in']} / {s['tokens_out']}"
-                                      + (" (estimated)" if s["tokens_estimated"] else "")),
+        ("tokens in / out", lambda s: _tokens(s)),
         ("wall time", lambda s: f"{s['seconds']:.2f} s")]
+
+
+def _tokens(s: dict) -> str:
+    """The token counts, said to be estimates or missing where they are: a server that
+    sends no counts gets no 0 in the table."""
+    if s.get("tokens_unreported", 0) == s["runs"]:
+        return "not reported by the server"
+    counts = f"{s['tokens_in']} / {s['tokens_out']}"
+    if s.get("tokens_unreported"):
+        counts += f" ({s['tokens_unreported']} runs not counted)"
+    return counts + (" (estimated)" if s["tokens_estimated"] else "")
 
 
 def table(summary: dict, title: str) -> Table:
@@ -459,14 +512,17 @@ def html_report(summary: dict, results: list[Result], title: str) -> str:
 
 
 def compare(provider, protocols: list[str], tasks: list[Task], runs: int = 1,
-            progress=None) -> list[Result]:
+            progress=None, router: ByProtocol | None = None) -> list[Result]:
     """Every task through every protocol, `runs` times, in a fixed order (so a recording
-    replays): task by task, protocol by protocol."""
+    replays): task by task, protocol by protocol; `router` (behind `provider`, or it)
+    is told which protocol runs."""
     loops = {protocol: load_protocol(protocol) for protocol in protocols}
     results = []
     for _ in range(runs):
         for task in tasks:
             for protocol in protocols:
+                if router is not None:
+                    router.protocol = protocol
                 results.append(run_task(task, protocol, loops[protocol], provider))
                 if progress is not None:
                     progress()
@@ -475,12 +531,8 @@ def compare(provider, protocols: list[str], tasks: list[Task], runs: int = 1,
 
 def cmd_compare(args, console: Console) -> int:
     """`tao compare`: run, then the table, the next steps, and what was asked for."""
-    protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
+    protocols = list(dict.fromkeys(p.strip() for p in args.protocols.split(",") if p.strip()))
     for protocol in protocols:
-        if protocol == "constrained":
-            raise CLIError("constrained (stage 06's JSON line under the local model's "
-                           "grammar) is not in tao compare yet; --provider local runs text "
-                           "and native")
         if protocol not in PROTOCOLS:
             raise CLIError(f"no protocol {protocol!r}: choose from {', '.join(PROTOCOLS)}")
     tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
@@ -491,17 +543,30 @@ def cmd_compare(args, console: Console) -> int:
         print(json.dumps(summaries, indent=1) if args.json else quirk_markdown(summaries))
         return 0
     name, _ = choose_provider(args.provider)
+    router = None
     try:
-        provider = build_provider(name, args.model, **({"quirk": args.quirk}
-                                                        if args.quirk else {}))
-        if args.record:
-            provider = Recorder(provider, args.record)
+        model = args.model or os.environ.get("TAO_MODEL") or None  # as a stage reads it
+        provider = build_provider(name, model, **({"quirk": args.quirk}
+                                                   if args.quirk else {}))
+        if "constrained" in protocols and not name.startswith("replay:"):
+            held, why = held_to_grammar(name, model)
+            if held is None:  # the others still run: one line says what is left out
+                protocols.remove("constrained")
+                print(f"tao compare: constrained left out: {why}", file=sys.stderr)
+                if not protocols:
+                    raise CLIError("no protocol left to run")
+            else:
+                provider = router = ByProtocol(provider, held)
+        if args.record:  # with the options that make the same run: `tao replay FILE`
+            again = ["--protocols", ",".join(protocols), "--runs", str(args.runs),
+                     *(["--tasks", args.tasks] if args.tasks else [])]
+            provider = Recorder(provider, args.record, {"verb": "compare", "argv": again})
     except (ProviderError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     title = f"tao compare · {provider.describe()} · {len(tasks)} tasks × {args.runs}"
     try:
         results = _run_with_progress(provider, protocols, tasks, args.runs, console,
-                                     args.json)
+                                     args.json, router)
     except Divergence as exc:
         raise CLIError(f"{exc} (was the recording made with the same tasks, protocols "
                        "and --runs?)") from None
@@ -526,12 +591,13 @@ def cmd_compare(args, console: Console) -> int:
     return 0
 
 
-def _run_with_progress(provider, protocols, tasks, runs, console, quiet) -> list[Result]:
+def _run_with_progress(provider, protocols, tasks, runs, console, quiet,
+                       router=None) -> list[Result]:
     """compare(), with a progress bar on a terminal (none under --json or in a pipe)."""
     if quiet or not console.is_terminal:
-        return compare(provider, protocols, tasks, runs)
+        return compare(provider, protocols, tasks, runs, router=router)
     from rich.progress import Progress
 
     with Progress(console=console, transient=True) as bar:
         job = bar.add_task("comparing", total=len(tasks) * len(protocols) * runs)
-        return compare(provider, protocols, tasks, runs, lambda: bar.advance(job))
+        return compare(provider, protocols, tasks, runs, lambda: bar.advance(job), router)

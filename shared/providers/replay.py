@@ -5,16 +5,22 @@
 
 A recording is a TAO_SCRIPT (see scripted.py) whose entries also hold the request that
 got that reply: {"request": {"messages", "system", "tools", "options"}, "text", ...}.
+A stage's recording says more, so `tao replay FILE` can run the whole session again with
+no typing: the first request holds "session": {"stage": "07", "argv": [...]} (the
+stage, and its own options: --budget, a question on the command line), and each request
+holds the lines the learner "typed" since the one before. None of it is compared.
 `Recorder` wraps any provider and rewrites the file after every call, so a session that
 breaks off still leaves what it did. Keys never reach it: only the request and the reply
 are written (no headers, no client), and every string in them passes through `redact`
 with the provider's secrets first.
 
 `ReplayProvider` answers from a recording, offline. Before each reply it compares what
-the stage sends now with what was recorded, and at the first difference it stops and
-says where ("request 3 differs at message 5: ..."): a learner who changed the loop sees
-exactly what changed on the wire. A clock reading is not a change in the loop: ISO UTC
-timestamps (what a `now` tool returns) are compared as "a time", not as that time.
+the stage sends now with what was recorded, and at the first difference it raises
+`Divergence`, which says where ("request 3 differs at message 5: ...") and ends the
+session: it is not a ProviderError, so no stage loop takes it for a failed call and goes
+on. A learner who changed the loop sees exactly what changed on the wire. A clock reading
+is not a change in the loop: ISO UTC timestamps (what a `now` tool returns) are compared
+as "a time", not as that time.
 """
 
 from __future__ import annotations
@@ -55,19 +61,39 @@ def reply_record(reply: Reply) -> dict:
 
 
 class Recorder(Wrapper):
-    """A provider that writes every request and reply of the one it wraps to `path`."""
+    """A provider that writes every request and reply of the one it wraps to `path`;
+    `session` ({"stage", "argv"}) goes into the first request, and each line passed to
+    `typed` into the next one."""
 
-    def __init__(self, provider: Provider, path: str | Path):
+    def __init__(self, provider: Provider, path: str | Path, session: dict | None = None):
         super().__init__(provider)
         self.path = Path(path)
+        self.session = session
+        self.lines: list[str] = []  # typed since the last call
         self.entries: list[str] = []  # each call, as JSON text
         self._write()  # an empty recording at once: a bad path fails before the session
+
+    def typed(self, line: str) -> None:
+        """Keep a line the learner typed: it goes with the next request."""
+        self.lines.append(line)
+
+    def reading(self, prompt):
+        """`prompt` (a trace's line reader), with each line it returns kept (`typed`)."""
+        def read() -> str:
+            line = prompt()
+            self.typed(line)
+            return line
+        return read
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """The wrapped turn, unchanged; its request and reply (or fault) are written."""
         entry = {"request": request_record(messages, system, tools, options)}
         entry["request"]["model"] = self.provider.describe()  # who answered: not compared
+        if self.session and not self.entries:
+            entry["request"]["session"] = self.session
+        if self.lines:
+            entry["request"]["typed"], self.lines = self.lines, []
         shown: list[str] = []
         try:
             for item in self.provider.turn(messages, system, tools, options):
@@ -100,8 +126,11 @@ class Recorder(Wrapper):
                                 f"({exc.strerror})") from None
 
 
-class Divergence(ProviderError):
-    """The stage sent a request the recording does not hold: the replay cannot go on."""
+class Divergence(Exception):
+    """The stage sent a request the recording does not hold: the replay cannot go on, and
+    the session ends (`stage_main.run` says so in one line, exit 1). Not a ProviderError on
+    purpose: a stage that shows a failed call and reads the next line would go on
+    answering from a recording that no longer fits."""
 
 
 class ReplayProvider(ScriptedProvider):
@@ -140,6 +169,19 @@ class ReplayProvider(ScriptedProvider):
             raise Divergence(f"replay: the recording ends after request {number - 1}, "
                              f"and the stage sent request {number}")
         yield from super().turn(messages, system, tools, options)
+
+
+def session_of(entries: list) -> tuple[dict, list[str]]:
+    """A recording's session ({"stage", "argv"}, or {} if it was made before sessions were
+    kept, or by `tao compare`) and every line the learner typed, in order."""
+    requests = [e["request"] for e in entries
+                if isinstance(e, dict) and isinstance(e.get("request"), dict)]
+    session = next((r["session"] for r in requests if isinstance(r.get("session"), dict)), {})
+    typed = []
+    for request in requests:
+        lines = request.get("typed", [])
+        typed += [str(line) for line in lines] if isinstance(lines, list) else []
+    return session, typed
 
 
 def divergence(recorded: dict, now: dict) -> str:

@@ -130,12 +130,13 @@ def usage_count(value) -> int | None:
 
 def usage_counts(usage) -> dict:
     """A usage record whose counts are all whole numbers (what is not one is left out);
-    the `estimated` flag, if set, is kept as a bool."""
+    the `estimated` and `not_reported` flags, if set, are kept as bools (a replayed reply
+    says what the recorded one said about its counts)."""
     if not isinstance(usage, dict):
         return {}
     counts: dict = {}
     for key, value in usage.items():
-        if key == "estimated":
+        if key in ("estimated", "not_reported"):
             counts[key] = bool(value)
         elif (n := usage_count(value)) is not None:
             counts[str(key)] = n

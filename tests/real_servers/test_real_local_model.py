@@ -164,3 +164,27 @@ def test_the_request_on_the_wire_is_what_llama_cpp_got():
     assert body["messages"][0]["role"] == "system" and "now" in body["messages"][0]["content"]
     assert re.search(r"^chunk( ×\d+)? text ", out, re.MULTILINE)
     assert "usage input_tokens" in out
+
+
+def test_tao_compare_constrained_is_stage_06_under_the_grammar(tmp_path):
+    """`tao compare --protocols constrained` on the real model: stage 06's loop, the reply
+    held to the registry's grammar, so whatever the model does, no call it writes is
+    malformed (a wrong tool or wrong arguments are still its own)."""
+    from helpers import run_tao
+
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_text('[[task]]\nid = "multiply"\nkind = "one_call"\n'
+                     'prompt = "Use the calculator: what is 17 * 23?"\n'
+                     'tools = ["calculator"]\nanswer = ["391"]\n'
+                     '[[task]]\nid = "hello"\nkind = "no_tool"\nprompt = "Hello!"\n')
+    out = run_tao("compare", "--provider", "local", "--protocols", "constrained",
+                  "--tasks", str(tasks), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    summary = data["summary"]["constrained"]
+    assert summary["runs"] == 2 and summary["iterations"] >= 2
+    # llama.cpp took the grammar built from compare's registry (one it cannot parse is a
+    # provider error on every call), and the model answered under it
+    assert "provider" not in summary["errors"] and all(r["answer"] for r in data["results"])
+    assert summary["well_formed"] == summary["calls"]
+    assert not {"near_miss", "call_as_answer"} & set(summary["errors"]), summary["errors"]

@@ -1,0 +1,100 @@
+"""`tao replay FILE [--stage N]`: a recorded session again, offline, with no typing.
+
+    uv run stages/07_native_tools/main.py --provider openai --record run.json
+    uv run tao replay run.json              # stage 07 again, on the recording, untyped
+
+A stage's recording (shared/providers/replay.py) says which stage made it, the stage's own
+options (`--budget 300`, a question on the command line) and every line typed. This verb
+runs that stage's main.py in this process, as `python main.py ARGS` would, on `--provider
+replay:FILE`, with those lines as its input. The stage checks each request against the
+recorded one, so a changed loop stops at the first request that differs and says where.
+`--stage N` runs another stage on it (your edited copy, or an older recording that does
+not say). A `tao compare` recording runs `tao compare` again, with its own options.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import runpy
+import sys
+from pathlib import Path
+
+from ..providers.replay import session_of
+from .repo import LOCAL_NAMES, CLIError, find_stage
+
+
+def read_recording(path: str) -> list[dict]:
+    """The entries of the recording at `path`; any mistake is one CLIError line."""
+    try:
+        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    except IsADirectoryError:
+        raise CLIError(f"{path!r} is a folder: name a recording (a --record FILE)") from None
+    except FileNotFoundError:
+        raise CLIError(f"{path!r}: no such file") from None
+    except OSError as exc:
+        raise CLIError(f"{path!r}: cannot read it ({exc.strerror})") from None
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise CLIError(f"{path!r} is not valid JSON ({exc})") from None
+    if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("request"), dict) for e in entries):
+        raise CLIError(f"{path!r} is not a recording: --record writes a JSON list of "
+                       '{"request": ..., "text": ...} entries')
+    if not entries:
+        raise CLIError(f"{path!r} holds no model call: nothing to replay")
+    return entries
+
+
+def replay_plan(path: str, stage: str | None = None) -> tuple[Path, list[str], str | None]:
+    """(the stage folder, its arguments, its input) that replay the recording at `path`;
+    the input is None when the recording does not hold what was typed."""
+    session, typed = session_of(read_recording(path))
+    recorded = session.get("stage")
+    if not (stage or recorded):
+        raise CLIError(f"{path!r} does not say which stage made it (recorded before "
+                       "recordings kept that): name it with --stage N")
+    folder = find_stage(stage or recorded)
+    argv = [str(arg) for arg in session.get("argv", [])]
+    if recorded and folder != find_stage(recorded):
+        argv = []  # another stage's options (08's --budget) may mean nothing to this one
+    stdin = "".join(f"{line}\n" for line in typed) + "\n" if typed else None
+    return folder, [*argv, "--provider", f"replay:{path}"], stdin
+
+
+def run_stage_here(folder: Path, argv: list[str], stdin: str | None) -> int:
+    """Run `folder`'s main.py in this process with `argv` and `stdin` (None: the terminal's);
+    its exit code. Its own modules (`loop`, `tools`...) are loaded fresh, and put away."""
+    saved = sys.argv, sys.stdin, list(sys.path)
+    sys.argv = [str(folder / "main.py"), *argv]
+    if stdin is not None:
+        sys.stdin = io.StringIO(stdin)  # a pipe, to the stage: it echoes each line it reads
+    sys.path.insert(0, str(folder))
+    for name in LOCAL_NAMES:
+        sys.modules.pop(name, None)
+    try:
+        runpy.run_path(str(folder / "main.py"), run_name="__main__")
+    except SystemExit as end:  # a stage always leaves through stage_main.run's sys.exit
+        return end.code if isinstance(end.code, int) else int(end.code is not None)
+    finally:
+        sys.argv, sys.stdin = saved[0], saved[1]
+        sys.path[:] = saved[2]
+        for name in LOCAL_NAMES:
+            sys.modules.pop(name, None)
+    return 0
+
+
+def cmd_replay(args, console) -> int:
+    """`tao replay`: the recorded stage (or `tao compare`) again, on the recording."""
+    session, _ = session_of(read_recording(args.file))
+    if session.get("verb") == "compare" and not args.stage:
+        from .command import build_parser  # the same options a learner would type
+        from .compare import cmd_compare
+
+        again = build_parser().parse_args(["compare", *map(str, session.get("argv", [])),
+                                           "--provider", f"replay:{args.file}"])
+        return cmd_compare(again, console)
+    folder, argv, stdin = replay_plan(args.file, args.stage)
+    if stdin is None:
+        print(f"tao replay: {args.file} does not hold what was typed (it was recorded "
+              "before recordings kept that): type the same lines again", file=sys.stderr)
+    return run_stage_here(folder, argv, stdin)

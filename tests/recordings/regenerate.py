@@ -1,0 +1,100 @@
+"""Record this folder's runs of real models again (needs `uv sync --extra local`).
+
+    uv run python tests/recordings/regenerate.py server     # minutes
+    uv run python tests/recordings/regenerate.py local      # an hour, on 2 shared cores
+    uv run python tests/recordings/regenerate.py local-all  # the 32 tasks: hours
+
+`server`: llama-cpp-python's OpenAI-compatible server (started on 127.0.0.1 and a free
+port, stopped by its pid: tests/real_servers/servers.py), through `--provider openai`:
+stage 07 with two questions (llama_cpp_server_stage07.json) and `tao compare` on the four
+tasks of local_smollm2_tasks.toml (llama_cpp_server_compare.json).
+`local`: `--provider local` (SmolLM2-135M in this process) with all three protocols on
+one task of each kind (local_smollm2_kinds.toml -> local_smollm2_kinds.json): stage 07's
+README table comes from it. `local-all`: the same over the whole task set
+(local_smollm2_all.json; under load here a call took minutes, so it was not recorded).
+
+Each file is checked after it is written: its size, and that it holds no key, no header
+and no path of this machine (paths are given relative to the repository's root). Review
+the diff; test_replay.py and test_compare.py replay them in the ordinary suite.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "real_servers"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+FOUR = "tests/recordings/local_smollm2_tasks.toml"
+STAGE07_INPUT = "What is 17 * 23?\nHow many words are in 'the quick brown fox'?\n\n"
+MODEL = "smollm2"  # llama-cpp-python's server answers with its one model, whatever the name
+MACHINE = re.compile(r"/(?:tmp|root|home|Users|work)/|[A-Za-z]:\\\\|sk-[A-Za-z0-9]{6,}|"
+                     r"authorization|x-api-key", re.IGNORECASE)
+
+
+def run(command: list[str], stdin: str = "", **env) -> None:
+    """Run a stage or tao from the repository's root, as a learner would; fail loudly."""
+    from helpers import clean_env
+
+    done = subprocess.run(command, input=stdin, text=True, capture_output=True, cwd=ROOT,
+                          env=clean_env(**env))
+    if done.returncode:
+        sys.exit(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-1500:]}")
+
+
+def checked(name: str) -> None:
+    """Say the size of the recording `name`; stop if it holds anything of this machine's."""
+    path = HERE / name
+    text = path.read_text(encoding="utf-8")
+    found = MACHINE.search(text)
+    if found:
+        sys.exit(f"{name} holds {found.group()!r}: it must not be committed")
+    print(f"{name}: {path.stat().st_size / 1024:.0f} KiB, nothing of this machine's in it")
+
+
+def server() -> None:
+    """Stage 07 and tao compare through llama-cpp-python's server."""
+    from servers import free_port, start, stop
+
+    from shared.providers.local import model_file
+
+    port = free_port()
+    log = HERE / ".server.log"
+    process, live = start("llama-cpp-python's server", [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model_file(env={})),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--seed", "1234",
+        "--verbose", "False"], port, log)
+    try:
+        via = {"OPENAI_BASE_URL": live.base_url, "TAO_MODEL": MODEL}
+        run([sys.executable, "stages/07_native_tools/main.py", "--provider", "openai",
+             "--record", "tests/recordings/llama_cpp_server_stage07.json"],
+            STAGE07_INPUT, **via)
+        run([sys.executable, "-m", "shared.cli", "compare", "--provider", "openai",
+             "--tasks", FOUR, "--record", "tests/recordings/llama_cpp_server_compare.json",
+             "--json"], **via)
+    finally:
+        stop(process)
+        log.unlink(missing_ok=True)
+    for name in ("llama_cpp_server_stage07.json", "llama_cpp_server_compare.json"):
+        checked(name)
+
+
+def local(tasks: str | None = "tests/recordings/local_smollm2_kinds.toml",
+          name: str = "local_smollm2_kinds.json") -> None:
+    """Three protocols on the local model: one task of each kind (None: every task)."""
+    run([sys.executable, "-m", "shared.cli", "compare", "--provider", "local", "--protocols",
+         "text,native,constrained", *(["--tasks", tasks] if tasks else []),
+         "--record", f"tests/recordings/{name}", "--json"])
+    checked(name)
+
+
+if __name__ == "__main__":
+    asked = sys.argv[1:] or ["server"]
+    for what in asked:
+        {"server": server, "local": local,
+         "local-all": lambda: local(None, "local_smollm2_all.json")}[what]()
