@@ -33,6 +33,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from ..messages import LANGUAGES, MESSAGES
 from .repo import ROOT, CLIError
 from .stage_diff import CONTEXT, FileDiff, changed_files
 from .stage_verbs import stage_summary
@@ -45,48 +46,11 @@ PYGMENTS_STYLE = "friendly"
 SUFFIXES = {".py": "python", ".toml": "toml", ".md": "markdown", ".json": "json",
             ".txt": "text", ".sh": "bash"}
 
-# The book's own words, by language. (tao's messages have their own table; this one is
-# only the site's labels and notices.)
-TEXT = {
-    "en": {"book": "tao, the book", "stages": "Stages",
-           "exercises": "Exercises", "compare": "Text or native?",
-           "previous": "← previous: {stage}", "next": "next: {stage} →",
-           "code": "The code", "changed": "What changed since {prev}",
-           "changed_files": "changed files", "code_lines": "code: +{added} −{removed} lines",
-           "readme_diff": "the README's changes", "first": "The first stage: nothing "
-           "comes before it.", "identical": "No file changed.",
-           "transcript": "What you should see", "transcript_note": "The tour's demo, "
-           "replayed on a recorded script ({file}): what the terminal shows.",
-           "no_transcript": "No golden transcript for this stage yet.",
-           "untranslated": "", "stage": "stage {n}", "hint": "Hint {n}",
-           "more_hint": "Hint {n}: one more rung", "stub": "The stub",
-           "solution": "The solution (open it once yours passes)",
-           "map": "The stage map", "run": "How to run the kit",
-           "measured": "Measured on the offline model, now",
-           "recorded": "Replayed from a recording of a real small model "
-           "(SmolLM2-135M, tests/recordings)",
-           "built": "Built from the repository by {command}."},
-    "fr": {"book": "tao, le livre", "stages": "Étapes",
-           "exercises": "Exercices", "compare": "Texte ou natif ?",
-           "previous": "← précédente : {stage}", "next": "suivante : {stage} →",
-           "code": "Le code", "changed": "Ce qui a changé depuis {prev}",
-           "changed_files": "fichiers modifiés",
-           "code_lines": "code : +{added} −{removed} lignes",
-           "readme_diff": "les changements du README", "first": "La première étape : "
-           "rien ne la précède.", "identical": "Aucun fichier n'a changé.",
-           "transcript": "Ce que vous devriez voir", "transcript_note": "La démo du tour, "
-           "rejouée sur un script enregistré ({file}) : ce qu'affiche le terminal.",
-           "no_transcript": "Pas encore de transcription de référence pour cette étape.",
-           "untranslated": "Cette page n'est pas encore traduite : voici le texte anglais.",
-           "stage": "étape {n}", "hint": "Indice {n}", "more_hint": "Indice {n} : un cran "
-           "de plus", "stub": "L'exercice à compléter",
-           "solution": "La solution (à ouvrir une fois la vôtre réussie)",
-           "map": "Le plan des étapes", "run": "Lancer le kit",
-           "measured": "Mesuré sur le modèle hors ligne, maintenant",
-           "recorded": "Rejoué depuis l'enregistrement d'un vrai petit modèle "
-           "(SmolLM2-135M, tests/recordings)",
-           "built": "Construit depuis le dépôt par {command}."},
-}
+# The book's own words, by language: its entries of tao's one message table
+# (shared/messages.py), "book.NAME" there, TEXT[lang]["NAME"] here.
+TEXT = {lang: {key.removeprefix("book."): entry.get(lang) or entry["en"]
+               for key, entry in MESSAGES.items() if key.startswith("book.")}
+        for lang in LANGUAGES}
 
 
 @dataclass
