@@ -117,3 +117,21 @@ def test_main_s_own_exit_code_is_kept_and_no_code_is_success():
 def test_a_session_ended_quietly_or_by_ctrl_d_exits_zero():
     assert stage_main.last_words(None) == (0, "")
     assert stage_main.last_words(EOFError()) == (0, "")
+
+
+def test_a_reader_that_stops_reading_ends_the_stage_with_exit_code_one(monkeypatch):
+    # `python main.py | head -1`: the print after head left raises BrokenPipeError; the
+    # stage stops printing (stdout to nothing) and exits 1, not 0 and not a traceback
+    gone = []
+    monkeypatch.setattr(stage_main, "prepare_terminal", lambda: None)
+    monkeypatch.setattr(stage_main, "_stdout_gone", lambda: gone.append(True))
+
+    def printing():
+        raise BrokenPipeError
+
+    with pytest.raises(SystemExit) as ended:
+        stage_main.run(printing)
+    assert ended.value.code == 1 and gone == [True]
+    with pytest.raises(SystemExit) as ended:
+        stage_main.run(lambda: 0)
+    assert ended.value.code == 0 and gone == [True]
