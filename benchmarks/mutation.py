@@ -66,8 +66,12 @@ TARGETS = {
     "shared/providers/__init__.py": "tests/test_providers.py",
     "shared/providers/sdk_base.py": "tests/test_mutants_sdk_base.py tests/test_sdk_providers.py "
                                     "tests/test_wire_faults.py",
-    "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
-    "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
+    # the SDK-free test files first: a mutant they kill costs no SDK import
+    "shared/providers/anthropic_provider.py": "tests/test_mutants_sdk_streams.py "
+                                              "tests/test_sdk_providers.py",
+    "shared/providers/openai_provider.py": "tests/test_mutants_sdk_streams.py "
+                                           "tests/test_sdk_providers.py "
+                                           "tests/test_compat_servers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
     "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
     "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
@@ -81,7 +85,8 @@ TARGETS = {
     "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
                                     "tests/test_exercise_cli.py",
-    "shared/cli/exercise_runner.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
+                                     "tests/test_exercise_cli.py",
     "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py",
     "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
     "shared/cli/repo.py": "tests/test_cli.py",
