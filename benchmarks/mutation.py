@@ -47,7 +47,9 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
 OFFLINE = "tests/test_offline_model.py"
-WIRE = "tests/test_wire.py tests/test_wire_faults.py"
+# the SDK-free wire tests first: a mutant they kill costs no SDK import
+WIRE = ("tests/test_mutants_wire.py tests/test_mutants_wire_log.py tests/test_wire.py "
+        "tests/test_wire_faults.py")
 # the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
 STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
@@ -76,7 +78,7 @@ TARGETS = {
     "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
     "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
                             "tests/test_stages_01_03.py",
-    "shared/terminal.py": "tests/test_terminal.py",
+    "shared/terminal.py": "tests/test_mutants_terminal.py tests/test_terminal.py",
     "shared/wire/__init__.py": WIRE,
     "shared/wire/body.py": WIRE,
     "shared/wire/events.py": WIRE,
