@@ -84,12 +84,14 @@ TARGETS = {
     "shared/wire/events.py": WIRE,
     "shared/wire/render.py": WIRE,
     "shared/cli/stage_verbs.py": "tests/test_cli.py",
-    "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_verbs.py": "tests/test_mutants_exercise_verbs.py "
+                                    "tests/test_exercise_cli.py",
     "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
                                     "tests/test_exercise_cli.py",
     "shared/cli/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
                                      "tests/test_exercise_cli.py",
-    "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
+                                     "tests/test_exercise_cli.py",
     "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
     "shared/cli/repo.py": "tests/test_cli.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code

@@ -1,0 +1,266 @@
+"""`tao check / hint / reset / solution` and what they show (shared/cli/exercise_verbs.py,
+exercise_screen.py), in process on a small kit with the test run stood in for: the
+questions the surviving mutants of benchmarks/mutation.py asked. Which exit code does a
+check give, alone or with --all? Does `tao check N` move the focus? Does a reset ask, and
+keep the file on a no? Is the progress bar as wide as it says, full when all are done?"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+
+import pytest
+from rich.console import Console
+from test_mutants_exercise_state import kit, solve  # noqa: F401  (the fixture, shared)
+
+from shared.cli import exercise_runner as runner
+from shared.cli import exercise_screen as screen
+from shared.cli import exercise_state as state
+from shared.cli import exercise_verbs as verbs
+from shared.cli.repo import CLIError
+
+
+@pytest.fixture
+def outcomes(monkeypatch):
+    """name -> "passed"/"failed": what the stood-in test run reports; the names it ran."""
+    wanted, ran = {}, []
+
+    def fake(argv, env, limit):
+        names = [a.rsplit("test_", 1)[1][:-3] for a in argv if a.endswith(".py")]
+        ran.append(names)
+        with open(env["TAO_RESULTS"], "a", encoding="utf-8") as out:
+            for name in names:
+                out.write(json.dumps({"exercise": name, "test": "test_it", "message": "no",
+                                      "outcome": wanted.get(name, "passed")}) + "\n")
+        return False
+    monkeypatch.setattr(runner, "_forked_pytest", fake)
+    return wanted, ran
+
+
+def console(terminal=False):
+    return Console(file=io.StringIO(), width=80, force_terminal=terminal, highlight=False)
+
+
+def check(exercise=None, all=False):
+    return verbs.cmd_check(argparse.Namespace(exercise=exercise, all=all), console())
+
+
+# ---------------------------------------------------------------- tao check
+
+
+def test_check_runs_the_current_exercise_and_exits_by_its_result(kit, outcomes):  # noqa: F811
+    wanted, ran = outcomes
+    assert check() == 1 and ran == []  # a stub: nothing to run, and it does not pass
+    solve(kit[0])
+    wanted["e01_first"] = "failed"
+    assert check() == 1 and ran == [["e01_first"]]
+    wanted["e01_first"] = "passed"
+    solve(kit[0], "def solved():\n    return 3\n")
+    assert check() == 0 and state.statuses(kit)["e01_first"].status == "done"
+
+
+def test_check_n_checks_that_one_and_makes_it_the_current_one(kit, outcomes):  # noqa: F811
+    _, ran = outcomes
+    solve(kit[2])
+    assert check("3") == 0 and ran == [["e03_third"]]
+    assert state.read_progress()[state.CURRENT] == "e03_third"
+
+
+def test_check_all_exits_zero_only_when_every_exercise_is_done(kit, outcomes):  # noqa: F811
+    wanted, ran = outcomes
+    for e in kit:
+        solve(e)
+    wanted["e02_second"] = "failed"
+    assert check(all=True) == 1 and ran == [["e01_first", "e02_second", "e03_third"]]
+    wanted["e02_second"] = "passed"
+    solve(kit[1], "def solved():\n    return 5\n")
+    assert check(all=True) == 0
+
+
+def test_check_with_a_number_and_all_is_refused(kit):  # noqa: F811
+    with pytest.raises(CLIError):
+        check("2", all=True)
+
+
+def test_with_every_exercise_done_a_verb_without_a_number_is_refused(kit, outcomes):  # noqa: F811
+    for e in kit:
+        solve(e)
+    check(all=True)
+    with pytest.raises(CLIError):
+        verbs.cmd_hint(argparse.Namespace(exercise=None), console())
+    with pytest.raises(CLIError):
+        verbs.cmd_hint(argparse.Namespace(exercise="9"), console())
+    assert verbs.cmd_hint(argparse.Namespace(exercise="2"), console()) == 0
+
+
+# ---------------------------------------------------------------- tao reset
+
+
+def reset(exercise="1", yes=False):
+    return verbs.cmd_reset(argparse.Namespace(exercise=exercise, yes=yes), console())
+
+
+class Stdin:
+    def __init__(self, tty):
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+@pytest.mark.parametrize("answer", ["y", "Y", " yes "])
+def test_reset_asks_and_a_yes_restores_the_stub(kit, monkeypatch, answer):  # noqa: F811
+    solve(kit[0])
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(True))
+    monkeypatch.setattr("builtins.input", lambda *a: answer)
+    assert reset() == 0 and kit[0].path.read_bytes() == kit[0].stub.read_bytes()
+
+
+@pytest.mark.parametrize("answer", ["", "n", "yess"])
+def test_reset_keeps_the_work_on_anything_but_yes(kit, monkeypatch, answer):  # noqa: F811
+    solve(kit[0])
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(True))
+    monkeypatch.setattr("builtins.input", lambda *a: answer)
+    assert reset() == 1 and kit[0].path.read_bytes() != kit[0].stub.read_bytes()
+
+
+def test_reset_from_a_pipe_needs_yes(kit, monkeypatch):  # noqa: F811
+    solve(kit[0])
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(False))
+    with pytest.raises(CLIError):
+        reset()
+    assert kit[0].path.read_bytes() != kit[0].stub.read_bytes()
+    assert reset(yes=True) == 0 and kit[0].path.read_bytes() == kit[0].stub.read_bytes()
+
+
+def test_reset_of_a_stub_or_a_deleted_file_needs_no_question(kit, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(False))
+    assert reset() == 0  # already the stub: nothing to confirm
+    kit[0].path.unlink()
+    assert reset(yes=True) == 0 and kit[0].path.exists()
+    kit[0].stub.unlink()
+    with pytest.raises(CLIError):
+        reset(yes=True)
+
+
+# ---------------------------------------------------------------- tao solution
+
+
+def test_the_solution_opens_only_once_the_exercise_passes(kit, outcomes, capsys):  # noqa: F811
+    wanted, _ = outcomes
+    first = kit[0]
+    first.solution.parent.mkdir(exist_ok=True)
+    first.solution.write_text("def solved():\n    return 'the reference'\n")
+    solve(first)
+    wanted["e01_first"] = "failed"
+    with pytest.raises(CLIError):
+        verbs.cmd_solution(argparse.Namespace(exercise="1"), console())
+    wanted["e01_first"] = "passed"
+    solve(first, "def solved():\n    return 2\n")
+    assert verbs.cmd_solution(argparse.Namespace(exercise="1"), console()) == 0
+    assert capsys.readouterr().out == first.solution.read_text()  # piped: the file exactly
+    shown = console(terminal=True)
+    assert verbs.cmd_solution(argparse.Namespace(exercise="1"), shown) == 0
+    assert "the reference" in shown.file.getvalue() and capsys.readouterr().out == ""
+
+
+# ---------------------------------------------------------------- the screen
+
+
+def bar_parts(bar):
+    inside, counts = re.fullmatch(r"Progress: \[(.*)\] *(\d+)/(\d+)", bar.plain).group(1, 2), \
+        bar.plain.rsplit(" ", 1)[1]
+    return inside[0], counts
+
+
+@pytest.mark.parametrize(("width", "cells"), [(20, 10), (32, 10), (33, 11), (50, 28),
+                                              (82, 60), (83, 60), (200, 60)])
+def test_the_progress_bar_is_sized_to_the_terminal_within_bounds(width, cells):
+    for done in (0, 3, 7):
+        inside, counts = bar_parts(screen.progress_bar(done, 7, width))
+        assert len(inside) == cells and counts == f"{done}/7"
+
+
+@pytest.mark.parametrize(("done", "total", "hashes"), [(0, 5, 0), (1, 5, 4), (4, 5, 16),
+                                                       (5, 5, 20), (2, 3, 13), (0, 0, 20)])
+def test_the_bar_fills_in_proportion_with_the_arrow_only_while_unfinished(done, total, hashes):
+    inside, _ = bar_parts(screen.progress_bar(done, total, 42))  # 20 cells
+    assert inside.count("#") == hashes
+    assert inside.count(">") == (0 if hashes == 20 else 1)
+    assert inside == "#" * hashes + ">" * (hashes < 20) + "-" * (20 - hashes - 1 * (hashes < 20))
+
+
+def result(status, message=""):
+    return state.Result(status, "test_it" if status != "done" else "", message)
+
+
+def test_the_focus_is_marked_unless_done_and_each_status_has_its_mark(kit):  # noqa: F811
+    known = {"e01_first": result("done"), "e02_second": result("failing"),
+             "e03_third": result("not attempted")}
+    marks = [row.plain.split()[0] for row in screen.exercise_rows(kit, known, kit[1])]
+    assert marks[1] == "▶" and marks[0] == screen.MARKS["done"][0]
+    assert marks[2] == screen.MARKS["not attempted"][0]
+    on_done = [row.plain.split()[0] for row in screen.exercise_rows(kit, known, kit[0])]
+    assert on_done[0] == screen.MARKS["done"][0] and on_done[1] == screen.MARKS["failing"][0]
+    known["e03_third"] = result("something new")
+    assert screen._mark(kit[2], known["e03_third"], None)[0] == "·"
+
+
+def test_with_why_each_failing_or_hung_exercise_gets_one_more_row(kit):  # noqa: F811
+    known = {"e01_first": result("failing", "assert\n  1 == 2"),
+             "e02_second": result("timeout", ""), "e03_third": result("edited")}
+    assert len(screen.exercise_rows(kit, known, None)) == 3
+    rows = screen.exercise_rows(kit, known, None, why=True)
+    assert len(rows) == 5
+    assert rows[1].plain.strip() == "assert 1 == 2" and "test_it" in rows[3].plain
+
+
+def test_the_table_has_a_row_per_exercise_and_highlights_only_the_selected(kit):  # noqa: F811
+    known = {e.name: result("not attempted") for e in kit}
+    table = screen.exercise_table(kit, known, kit[0], selected=1)
+    assert table.row_count == 3
+    assert [row.style for row in table.rows] == [None, "reverse", None]
+
+
+def test_a_hint_s_paragraphs_are_reflowed_and_blank_ones_dropped():
+    paragraphs = screen.wrapped("one\n  two\n\n\n\nthree   four\n\n  \n")
+    assert [p.plain for p in paragraphs] == ["one two", "three four"]
+
+
+def test_the_overview_counts_only_the_done(kit):  # noqa: F811
+    shown = console()
+    known = {"e01_first": result("done"), "e02_second": result("failing"),
+             "e03_third": result("done")}
+    screen.show_overview(shown, kit, known, None)
+    assert "2/3" in shown.file.getvalue()
+
+
+def focus_text(e, status, in_watch=False, message=""):
+    shown = console()
+    screen.show_focus(shown, e, result(status, message), in_watch)
+    return shown.file.getvalue()
+
+
+def test_what_to_do_next_names_the_file_unless_it_is_done(kit):  # noqa: F811
+    first = kit[0]
+    for status in ("not attempted", "failing", "timeout"):
+        assert first.where() in focus_text(first, status)
+    assert first.where() not in focus_text(first, "done")
+
+
+def test_in_watch_the_focus_leaves_out_what_its_keys_say(kit):  # noqa: F811
+    first = kit[0]
+    for status in ("not attempted", "failing", "edited"):
+        alone, watching = focus_text(first, status), focus_text(first, status, in_watch=True)
+        assert alone.startswith(watching) and len(alone) > len(watching)
+    assert focus_text(first, "done") == focus_text(first, "done", in_watch=True)
+
+
+def test_a_long_failure_shows_its_first_twelve_lines():
+    twelve = "\n".join(f"line {n}" for n in range(12))
+    assert screen._first_lines(twelve) == twelve
+    thirteen = twelve + "\nline 12"
+    shown = screen._first_lines(thirteen).splitlines()
+    assert len(shown) == 13 and shown[:12] == twelve.splitlines() and "line 12" not in shown
