@@ -218,7 +218,7 @@ def test_the_process_run_gives_its_output_or_says_it_hung(fake_pytest_module):
     hung, output = runner._pytest_process(["0", "x"], env, limit=10)
     assert not hung and "args 0 x" in output and "oops" in output
     started = time.monotonic()
-    assert runner._pytest_process(["30"], env, limit=0.3) == (True, "")
+    assert runner._pytest_process(["30"], env, limit=0.15) == (True, "")
     assert time.monotonic() - started < 10
 
 
@@ -233,5 +233,5 @@ def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(tmp_path, mon
     argv = ["-q", "-p", "no:cacheprovider", "-o", "addopts="]
     assert runner._forked_pytest([*argv, str(quick)], env, limit=20) is False
     started = time.monotonic()
-    assert runner._forked_pytest([*argv, str(slow)], env, limit=0.3) is True
+    assert runner._forked_pytest([*argv, str(slow)], env, limit=0.15) is True
     assert time.monotonic() - started < 10
