@@ -92,7 +92,8 @@ TARGETS = {
                                      "tests/test_exercise_cli.py",
     "shared/cli/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
                                      "tests/test_exercise_cli.py",
-    "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py",
+    "shared/cli/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
+                                    "tests/test_exercise_cli.py",
     "shared/cli/repo.py": "tests/test_cli.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",

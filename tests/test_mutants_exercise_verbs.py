@@ -19,6 +19,7 @@ from shared.cli import exercise_runner as runner
 from shared.cli import exercise_screen as screen
 from shared.cli import exercise_state as state
 from shared.cli import exercise_verbs as verbs
+from shared.cli import exercise_watch as watching
 from shared.cli.repo import CLIError
 
 
@@ -264,3 +265,156 @@ def test_a_long_failure_shows_its_first_twelve_lines():
     thirteen = twelve + "\nline 12"
     shown = screen._first_lines(thirteen).splitlines()
     assert len(shown) == 13 and shown[:12] == twelve.splitlines() and "line 12" not in shown
+
+
+# ---------------------------------------------------------------- tao watch
+
+
+class Keys:
+    """Stands in for watch's keyboard: the keys given, one per read, then none."""
+
+    def __init__(self, *keys, fd=0):
+        self.keys, self.fd = list(keys), fd
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def read(self, timeout):
+        return self.keys.pop(0) if self.keys else ""
+
+
+def watch(monkeypatch, *keys, exercise=None, cycles=None):
+    monkeypatch.setattr(watching, "_Keys", lambda stream: Keys(*keys))
+    shown = console()
+    args = argparse.Namespace(exercise=exercise, interval=0, cycles=cycles or len(keys) + 1)
+    return watching.cmd_watch(args, shown), shown.file.getvalue()
+
+
+def test_watch_ends_on_q_and_otherwise_after_its_cycles(kit, outcomes, monkeypatch):  # noqa: F811
+    assert watch(monkeypatch, "x", "q", "n", cycles=10)[0] == 0
+    assert state.read_progress().get(state.CURRENT) is None  # the n after q was never read
+    assert watch(monkeypatch, cycles=3)[0] == 0
+
+
+def test_watch_n_moves_to_the_next_exercise_not_done_and_remembers_it(kit, outcomes,  # noqa: F811
+                                                                      monkeypatch):
+    watch(monkeypatch, "n")
+    assert state.read_progress()[state.CURRENT] == "e02_second"
+    watch(monkeypatch, "n", "n")
+    assert state.read_progress()[state.CURRENT] == "e01_first"  # round past the end
+
+
+def test_watch_rechecks_the_focus_only_when_its_file_changes(kit, outcomes, monkeypatch):  # noqa: F811
+    _, ran = outcomes
+    solve(kit[0])
+    watch(monkeypatch, "", "", cycles=3)
+    assert ran == [["e01_first"]]
+
+
+def test_watch_n_checks_the_new_focus(kit, outcomes, monkeypatch):  # noqa: F811
+    _, ran = outcomes
+    for e in kit:
+        solve(e)
+    watch(monkeypatch, "n")
+    assert ran == [["e01_first"], ["e02_second"]]
+
+
+def test_watch_starts_on_the_exercise_asked_for(kit, outcomes, monkeypatch):  # noqa: F811
+    watch(monkeypatch, exercise="3", cycles=1)
+    assert state.read_progress()[state.CURRENT] == "e03_third"
+    with pytest.raises(CLIError):
+        watch(monkeypatch, exercise="7", cycles=1)
+
+
+def test_the_list_picks_by_moving(kit, outcomes, monkeypatch):  # noqa: F811
+    watch(monkeypatch, "l", "down", "down", "down", "up", "enter")
+    assert state.read_progress()[state.CURRENT] == "e02_second"
+
+
+def test_the_list_opens_on_the_focus_and_picks_by_number(kit, outcomes, monkeypatch):  # noqa: F811
+    watch(monkeypatch, "l", "3", "enter")
+    assert state.read_progress()[state.CURRENT] == "e03_third"
+    watch(monkeypatch, "l", "k", "j", "enter")  # opened on 3, the focus now
+    assert state.read_progress()[state.CURRENT] == "e03_third"
+
+
+def test_the_list_closes_on_a_second_l_and_then_takes_no_picks(kit, outcomes, monkeypatch):  # noqa: F811
+    watch(monkeypatch, "l", "l", "down", "enter")
+    assert state.read_progress().get(state.CURRENT) is None
+
+
+def test_a_number_out_of_range_picks_nothing_and_says_so(kit):  # noqa: F811
+    screen_state = watching._Screen(view="list")
+    for key in ("0",):
+        watching._in_list(kit, screen_state, key)
+    assert watching._in_list(kit, screen_state, "enter") is None and screen_state.notice
+    assert screen_state.typed == ""
+    for number in ("4", "12"):
+        screen_state.notice = ""
+        for digit in number:
+            watching._in_list(kit, screen_state, digit)
+        assert watching._in_list(kit, screen_state, "enter") is None and screen_state.notice
+    for digit in "03":
+        watching._in_list(kit, screen_state, digit)
+    assert watching._in_list(kit, screen_state, "enter") is kit[2]
+
+
+def test_the_list_selection_stays_within_the_list(kit):  # noqa: F811
+    screen_state = watching._Screen(view="list", selected=0)
+    watching._in_list(kit, screen_state, "up")
+    assert screen_state.selected == 0
+    for _ in range(5):
+        watching._in_list(kit, screen_state, "down")
+    assert screen_state.selected == 2
+    assert watching._in_list(kit, screen_state, "x") is None and screen_state.selected == 2
+
+
+def test_next_wraps_round_and_stays_when_every_other_is_done(kit):  # noqa: F811
+    for e in kit:
+        solve(e)
+    state.save_results({"e01_first": result("done"), "e03_third": result("done")}, kit)
+    assert watching._next(kit, kit[1]) is kit[1]  # the only one not done is the focus
+    assert watching._next(kit, kit[0]) is kit[1]
+    assert watching._next(kit, kit[2]) is kit[1]
+    assert watching._next(kit, None) is kit[1]
+
+
+def test_watch_resets_only_after_a_y(kit, monkeypatch):  # noqa: F811
+    first = kit[0]
+    assert watching._reset(console(), Keys(), None)  # nothing in focus: nothing to do
+    assert watching._reset(console(), Keys(), first)  # already the stub: no question
+    solve(first)
+    watching._reset(console(), Keys("", "n"), first)
+    assert first.path.read_bytes() != first.stub.read_bytes()
+    watching._reset(console(), Keys(fd=None), first)  # no keyboard: no answer, no reset
+    assert first.path.read_bytes() != first.stub.read_bytes()
+    watching._reset(console(), Keys("", "", "y"), first)
+    assert first.path.read_bytes() == first.stub.read_bytes()
+
+
+def test_a_file_s_stamp_changes_with_its_size_or_time_and_is_none_when_gone(kit):  # noqa: F811
+    first = kit[0]
+    before = watching._stamp(first)
+    solve(first)
+    assert watching._stamp(first) != before and watching._stamp(None) is None
+    first.path.unlink()
+    assert watching._stamp(first) is None
+
+
+def test_keys_from_a_pipe_name_the_arrows_and_enter(tmp_path):
+    import os
+
+    read_end, write_end = os.pipe()
+    with open(read_end, "rb", buffering=0) as stream:
+        keys = watching._Keys(stream)
+        os.write(write_end, b"\x1b[A\x1bOB\rQ\nx")
+        assert [keys.read(0.5) for _ in range(5)] == ["up", "down", "enter", "q", "enter"]
+        assert keys.read(0.5) == "x"
+        assert keys.read(0) == ""  # nothing more typed yet
+        os.close(write_end)
+        assert keys.read(0.5) == "" and keys.fd is None  # closed: no more keys
+    assert watching._Keys(object()).fd is None
+    assert watching._Keys(object()).read(0) == ""
