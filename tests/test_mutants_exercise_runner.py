@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import pytest
@@ -235,3 +236,41 @@ def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(tmp_path, mon
     started = time.monotonic()
     assert runner._forked_pytest([*argv, str(slow)], env, limit=0.15) is True
     assert time.monotonic() - started < 10
+
+
+def test_tests_that_never_ran_are_explained_by_the_last_line_pytest_printed(kit,  # noqa: F811
+                                                                             monkeypatch):
+    monkeypatch.delattr(runner.os, "fork")
+    monkeypatch.setattr(runner, "_pytest_process",
+                        lambda argv, env, limit: (False, "first\nsecond\nERROR the last\n"))
+    with pytest.raises(CLIError) as failed:
+        runner.run_tests(kit[:1])
+    assert "ERROR the last" in str(failed.value)
+    assert "second" not in str(failed.value) and "first" not in str(failed.value)
+
+
+class Finder:
+    """An import of `pytest` that notes whether bytecode may be written meanwhile."""
+
+    def __init__(self):
+        self.seen = []
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, self) if name == "pytest" else None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        self.seen.append(sys.dont_write_bytecode)
+
+
+def test_pytest_is_imported_keeping_its_bytecode_and_the_setting_is_put_back(monkeypatch):
+    finder = Finder()
+    monkeypatch.delitem(sys.modules, "pytest")
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    runner._import_pytest()
+    assert finder.seen == [False] and sys.dont_write_bytecode is True
