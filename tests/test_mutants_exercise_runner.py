@@ -76,6 +76,20 @@ def test_a_skipped_test_is_not_a_pass():
         "failing", "test_b")
 
 
+def test_what_an_exercise_says_comes_from_its_first_stub_part_or_skip():
+    def said(*records):
+        return runner._judge(E, list(records), False).message
+
+    first, second = record("not attempted", "test_a", "write part one"), record(
+        "not attempted", "test_b", "write part two")
+    assert said(first, second) == "write part one"
+    partly = said(record("passed"), first, second)
+    assert "write part one" in partly and "write part two" not in partly
+    skips = said(record("skipped", "test_a", "needs network"),
+                 record("skipped", "test_b", "needs a GPU"))
+    assert "needs network" in skips and "needs a GPU" not in skips
+
+
 def test_a_hang_is_a_timeout_unless_a_test_failed_before_it():
     assert judged(hung=True)[0] == "timeout"
     assert judged(record("passed"), hung=True)[0] == "timeout"
@@ -224,7 +238,8 @@ def test_the_process_run_gives_its_output_or_says_it_hung(fake_pytest_module):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the forked run needs os.fork")
-def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(tmp_path, monkeypatch):
+def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(tmp_path, monkeypatch,
+                                                                   capfd):
     quick = tmp_path / "test_quick.py"
     quick.write_text("def test_quick():\n    pass\n")
     slow = tmp_path / "test_slow.py"
@@ -233,6 +248,12 @@ def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(tmp_path, mon
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = ["-q", "-p", "no:cacheprovider", "-o", "addopts="]
     assert runner._forked_pytest([*argv, str(quick)], env, limit=20) is False
+    noisy = tmp_path / "test_noisy.py"
+    noisy.write_text("import os\n\ndef test_noisy():\n    os.write(1, b'OUT-LEAK')\n"
+                     "    os.write(2, b'ERR-LEAK')\n")
+    assert runner._forked_pytest([*argv, "-s", str(noisy)], env, limit=20) is False
+    leaked = capfd.readouterr()
+    assert "LEAK" not in leaked.out and "LEAK" not in leaked.err  # the fork says nothing
     started = time.monotonic()
     assert runner._forked_pytest([*argv, str(slow)], env, limit=0.15) is True
     assert time.monotonic() - started < 10
