@@ -88,6 +88,8 @@ def test_what_an_exercise_says_comes_from_its_first_stub_part_or_skip():
     skips = said(record("skipped", "test_a", "needs network"),
                  record("skipped", "test_b", "needs a GPU"))
     assert "needs network" in skips and "needs a GPU" not in skips
+    assert judged(record("skipped", "test_a"), record("skipped", "test_b")) == ("failing",
+                                                                                "test_a")
 
 
 def test_a_hang_is_a_timeout_unless_a_test_failed_before_it():
