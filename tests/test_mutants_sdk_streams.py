@@ -146,6 +146,16 @@ def test_anthropic_stop_reason_is_the_last_one_given_and_kept_as_text():
     assert assembled(anthropic(), events)[1].stop_reason == "7"
 
 
+def test_anthropic_events_and_deltas_it_does_not_use_are_passed_over():
+    # a thinking block ends with a signature_delta; the API may add event types later
+    signature = {"type": "content_block_delta", "index": 0,
+                 "delta": {"type": "signature_delta", "signature": "EqQBCgIYAh"}}
+    unknown = [{"type": "annotation", "index": 0}, {"type": "zzz_new_event"},
+               {"type": "ping"}, {"type": "content_block_stop", "index": 0}]
+    shown, reply = assembled(anthropic(), [start(), signature, *unknown, text("ok"), *finish()])
+    assert shown == ["ok"] and (reply.text, reply.reasoning) == ("ok", "")
+
+
 def test_anthropic_a_stream_without_message_stop_is_broken_off_and_may_be_retried():
     with pytest.raises(StreamBroke) as broke:
         list(anthropic()._assemble(iter([start(), text("Hi"), *finish()[:1]]), []))
@@ -220,8 +230,14 @@ ROUND = [
 ]
 
 
+def loaded(messages):
+    """`messages` as a history read back from a file: equal strings, not the same objects."""
+    return json.loads(json.dumps(messages))
+
+
 def test_anthropic_messages_group_a_round_s_results_in_one_user_turn():
-    out = to_anthropic(ROUND)
+    out = to_anthropic(loaded(ROUND))
+    assert out == to_anthropic(ROUND)
     assert [m["role"] for m in out] == ["user", "assistant", "user", "assistant", "user"]
     assert out[1]["content"] == [
         {"type": "tool_use", "id": "a", "name": "calculator", "input": {"expression": "2+2"}},
@@ -421,7 +437,8 @@ def test_openai_tool_choice_words_pass_as_they_are(choice):
 
 
 def test_openai_messages_carry_arguments_as_json_text_and_skip_empty_turns():
-    out = to_openai(ROUND)
+    out = to_openai(loaded(ROUND))
+    assert out == to_openai(ROUND)
     assert [m["role"] for m in out] == ["user", "assistant", "tool", "tool", "user",
                                         "assistant", "user"]
     calls = out[1]["tool_calls"]
