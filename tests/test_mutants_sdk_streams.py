@@ -559,6 +559,7 @@ class StatusError(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status_code, self.body = status, {"error": {"message": message}}
+        self.response = SimpleNamespace(headers={})
 
 
 class Completions:
@@ -624,3 +625,18 @@ def test_a_server_that_lists_the_model_with_latest_has_it():
     assert provider._has_model()
     provider.model = "mistral"
     assert not provider._has_model()
+
+
+@pytest.mark.parametrize(("status", "said", "own"), [
+    (400, "Cannot use tools with stream", True), (422, "tool calls when streaming", False),
+    (500, "TOOLS are not supported with STREAM=true", True),
+    (501, "tool use in stream mode is not implemented", True),
+    (503, "tools with stream: overloaded", False), (400, "stream broke, tools fine", False)])
+def test_a_server_that_cannot_stream_tool_calls_is_told_apart(status, said, own):
+    provider = openai()
+    provider.key_var, provider.endpoint = "OPENAI_API_KEY", "http://127.0.0.1:8080"
+    failure = provider._status_failure(StatusError(status, said))
+    generic = OpenAIProvider.__mro__[1]._status_failure(provider, StatusError(status, said))
+    assert (failure != generic) is own
+    if own:
+        assert not failure.retry
