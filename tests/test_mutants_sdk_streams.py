@@ -628,7 +628,7 @@ def test_a_server_that_lists_the_model_with_latest_has_it():
 
 
 @pytest.mark.parametrize(("status", "said", "own"), [
-    (400, "Cannot use tools with stream", True), (422, "tool calls when streaming", False),
+    (400, "Cannot use tools with stream", True), (422, "tool calls when streaming", True),
     (500, "TOOLS are not supported with STREAM=true", True),
     (501, "tool use in stream mode is not implemented", True),
     (503, "tools with stream: overloaded", False), (400, "stream broke, tools fine", False)])
