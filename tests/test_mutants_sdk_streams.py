@@ -177,6 +177,18 @@ def test_anthropic_an_error_event_may_be_retried_and_a_wrong_shape_may_not():
     assert not broke.value.retry
 
 
+@pytest.mark.parametrize("odd", [
+    {"type": "content_block_delta", "index": 0},  # no delta: a KeyError inside
+    {"type": "message_start", "message": "not an object"},  # an AttributeError inside
+    {"type": "content_block_delta", "index": 0,  # arguments that are a number: a TypeError
+     "delta": {"type": "input_json_delta", "partial_json": 5}}])
+def test_anthropic_an_event_of_any_unexpected_shape_is_one_stream_error(odd):
+    events = [tool_start(0, "a", "clock"), odd, *finish()]
+    with pytest.raises(StreamBroke) as broke:
+        list(anthropic()._assemble(iter(events), []))
+    assert not broke.value.retry
+
+
 def test_anthropic_events_name_themselves_on_the_wire():
     assert anthropic().wire_kind({"type": "ping"}) == "ping"
     assert anthropic().wire_kind({}) == ""
@@ -358,6 +370,17 @@ def test_openai_an_error_chunk_may_be_retried_and_a_wrong_shape_may_not():
     assert not broke.value.retry
     assert error_text({"message": "m"}) == "m" and error_text("plain") == "plain"
     assert error_text({"code": 1}) == {"code": 1}
+
+
+@pytest.mark.parametrize("odd", [
+    ["a", "list"],  # not an object: an AttributeError inside
+    {"choices": [{"delta": "text, not an object"}]},  # likewise
+    {"choices": [{"delta": {"content": 5}}]},  # a TypeError inside
+    {"choices": [{"delta": {"tool_calls": ["not a fragment"]}}]}])
+def test_openai_a_chunk_of_any_unexpected_shape_is_one_stream_error(odd):
+    with pytest.raises(StreamBroke) as broke:
+        list(openai()._assemble(iter([odd, chunk(finish_reason="stop")]), []))
+    assert not broke.value.retry
 
 
 def test_openai_a_finish_reason_that_is_not_text_is_kept_as_text():
