@@ -297,3 +297,25 @@ def test_pytest_is_imported_keeping_its_bytecode_and_the_setting_is_put_back(mon
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     runner._import_pytest()
     assert finder.seen == [False] and sys.dont_write_bytecode is True
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the forked run needs os.fork")
+def test_the_limit_counts_from_the_start_and_the_stopped_run_is_reaped(tmp_path, monkeypatch):
+    slow = tmp_path / "test_slow.py"
+    slow.write_text("import time\n\ndef test_slow():\n    time.sleep(30)\n")
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    clock = iter([1000.0])  # the start; every later reading is three seconds on
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock, 1003.0))
+    forked, real_fork = [], os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+    monkeypatch.setattr(runner.os, "fork", fork)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    assert runner._forked_pytest(["-q", "-p", "no:cacheprovider", str(slow)], env,
+                                 limit=2) is True
+    with pytest.raises(ChildProcessError):  # killed and waited for: no zombie left
+        os.waitpid(forked[0], os.WNOHANG)
