@@ -443,3 +443,13 @@ def test_a_model_check_that_fails_is_one_line():
         provider.model_available()
     provider._has_model = lambda: True
     assert provider.model_available()
+
+
+@pytest.mark.parametrize(("status", "names_the_key"), [(401, True), (403, True), (400, False),
+                                                       (402, False), (404, False)])
+def test_only_a_rejected_key_points_at_the_key_variable(status, names_the_key):
+    assert ("FAKE_API_KEY" in classified(StatusError(status, "no")).hint) is names_the_key
+
+
+def test_a_rate_limit_is_retried_even_when_its_message_reads_like_a_refusal():
+    assert classified(StatusError(429, "validation error: slow down")).retry
