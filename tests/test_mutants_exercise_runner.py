@@ -242,8 +242,10 @@ def test_the_process_run_gives_its_output_or_says_it_hung(fake_pytest_module):
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the forked run needs os.fork")
 def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(tmp_path, monkeypatch,
                                                                    capfd):
+    # a failing test: were pytest run in this process by mistake, its exit would end the
+    # test run as failed (a passing one would end it as passed, the mistake unseen)
     quick = tmp_path / "test_quick.py"
-    quick.write_text("def test_quick():\n    pass\n")
+    quick.write_text("def test_quick():\n    assert False\n")
     slow = tmp_path / "test_slow.py"
     slow.write_text("import time\n\ndef test_slow():\n    time.sleep(30)\n")
     monkeypatch.setattr(runner, "ROOT", tmp_path)
