@@ -184,3 +184,17 @@ def test_the_keys_of_the_wrapped_provider_are_the_ones_hidden():
     assert WireTap(provider, quiet())._secrets() == []
     provider.secrets = ("sk-one", "sk-two")
     assert WireTap(provider, quiet())._secrets() == ["sk-one", "sk-two"]
+
+
+def test_a_tap_takes_the_conversation_by_name_as_any_provider_does():
+    tap = WireTap(ScriptedProvider(["Hi"]), quiet(), "openai")
+    assert "".join(tap.stream(messages=[{"role": "user", "content": "hi"}], system="s")) == "Hi"
+
+
+def test_the_response_starts_on_a_fresh_line_only_after_streamed_text():
+    def shown_after(deltas):
+        tap = WireTap(ScriptedProvider([]), quiet(), "openai")
+        tap._show_response(WireLog(), Reply("Hi"), deltas)
+        return tap.console.file.getvalue()
+
+    assert shown_after(["Hi"]).startswith("\n") and not shown_after([]).startswith("\n")
