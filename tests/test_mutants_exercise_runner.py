@@ -84,6 +84,7 @@ def test_what_an_exercise_says_comes_from_its_first_stub_part_or_skip():
         "not attempted", "test_b", "write part two")
     assert said(first, second) == "write part one"
     partly = said(record("passed"), first, second)
+    assert judged(record("passed"), first, second) == ("failing", "test_a")
     assert "write part one" in partly and "write part two" not in partly
     skips = said(record("skipped", "test_a", "needs network"),
                  record("skipped", "test_b", "needs a GPU"))
