@@ -48,9 +48,14 @@ def openai(model="gpt-test", max_tokens=100):
     return provider
 
 
+def wire(events):
+    """`events` as they arrive: decoded from JSON, so equal strings, not the same objects."""
+    return iter(json.loads(json.dumps(events)))
+
+
 def assembled(provider, events):
     """(what was yielded before the Reply, the Reply)."""
-    out = list(provider._assemble(iter(events), []))
+    out = list(provider._assemble(wire(events), []))
     assert isinstance(out[-1], Reply) and not any(isinstance(o, Reply) for o in out[:-1])
     return out[:-1], out[-1]
 
@@ -150,15 +155,21 @@ def test_anthropic_events_and_deltas_it_does_not_use_are_passed_over():
     # a thinking block ends with a signature_delta; the API may add event types later
     signature = {"type": "content_block_delta", "index": 0,
                  "delta": {"type": "signature_delta", "signature": "EqQBCgIYAh"}}
+    citation = {"type": "content_block_delta", "index": 0,
+                "delta": {"type": "citations_delta", "citation": {"cited_text": "x"}}}
     unknown = [{"type": "annotation", "index": 0}, {"type": "zzz_new_event"},
                {"type": "ping"}, {"type": "content_block_stop", "index": 0}]
-    shown, reply = assembled(anthropic(), [start(), signature, *unknown, text("ok"), *finish()])
+    searched = {"type": "content_block_start", "index": 1, "content_block": {
+        "type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}}
+    shown, reply = assembled(anthropic(), [start(), signature, citation, *unknown, searched,
+                                           text("ok"), *finish()])
     assert shown == ["ok"] and (reply.text, reply.reasoning) == ("ok", "")
+    assert reply.tool_calls == []  # a server tool's result is no call for the loop to run
 
 
 def test_anthropic_a_stream_without_message_stop_is_broken_off_and_may_be_retried():
     with pytest.raises(StreamBroke) as broke:
-        list(anthropic()._assemble(iter([start(), text("Hi"), *finish()[:1]]), []))
+        list(anthropic()._assemble(wire([start(), text("Hi"), *finish()[:1]]), []))
     assert broke.value.retry
 
 
@@ -170,10 +181,10 @@ def test_anthropic_events_after_message_stop_are_not_read():
 def test_anthropic_an_error_event_may_be_retried_and_a_wrong_shape_may_not():
     error = {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
     with pytest.raises(StreamBroke) as broke:
-        list(anthropic()._assemble(iter([start(), error]), []))
+        list(anthropic()._assemble(wire([start(), error]), []))
     assert broke.value.retry and "busy" in str(broke.value)
     with pytest.raises(StreamBroke) as broke:
-        list(anthropic()._assemble(iter([start(), {"type": "content_block_delta"}]), []))
+        list(anthropic()._assemble(wire([start(), {"type": "content_block_delta"}]), []))
     assert not broke.value.retry
 
 
@@ -185,7 +196,7 @@ def test_anthropic_an_error_event_may_be_retried_and_a_wrong_shape_may_not():
 def test_anthropic_an_event_of_any_unexpected_shape_is_one_stream_error(odd):
     events = [tool_start(0, "a", "clock"), odd, *finish()]
     with pytest.raises(StreamBroke) as broke:
-        list(anthropic()._assemble(iter(events), []))
+        list(anthropic()._assemble(wire(events), []))
     assert not broke.value.retry
 
 
@@ -225,7 +236,8 @@ def test_anthropic_options_override_only_what_they_set_and_leave_the_request_alo
     ("auto", {"type": "auto"}), ("none", {"type": "none"}), ("required", {"type": "any"}),
     ("calculator", {"type": "tool", "name": "calculator"})])
 def test_anthropic_tool_choice_in_its_own_words(choice, shape):
-    assert anthropic_tool_choice(choice) == shape
+    typed = "".join(list(choice))  # as typed on a command line: a new string, not the literal
+    assert anthropic_tool_choice(typed) == shape
 
 
 ROUND = [
@@ -268,9 +280,36 @@ def test_anthropic_a_result_after_a_plain_user_turn_starts_its_own_turn():
     assert len(out) == 2 and out[1]["content"][0]["tool_use_id"] == "x"
 
 
-def test_anthropic_refuses_a_role_it_does_not_know():
+@pytest.mark.parametrize("role", ["agent", "narrator", "visitor"])
+def test_both_apis_refuse_a_role_they_do_not_know(role):
     with pytest.raises(ProviderError):
-        to_anthropic([{"role": "narrator", "content": "once upon a time"}])
+        to_anthropic([{"role": role, "content": "once upon a time"}])
+    with pytest.raises(ProviderError):
+        to_openai([{"role": role, "content": "once upon a time"}])
+
+
+def test_a_key_missing_is_said_before_any_sdk_is_imported_whatever_the_model(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for cls in (AnthropicProvider, OpenAIProvider):
+        with pytest.raises(ProviderError):
+            cls(model="some-model")
+        with pytest.raises(ProviderError):
+            cls("some-model", max_tokens=10)
+
+
+def test_anthropic_a_model_the_api_does_not_know_is_not_available():
+    class NotFound(Exception):
+        pass
+
+    def retrieve(model):
+        if model != "claude-known":
+            raise NotFound(model)
+    provider = anthropic(model="claude-known")
+    provider._sdk = SimpleNamespace(NotFoundError=NotFound)
+    provider._client = SimpleNamespace(models=SimpleNamespace(retrieve=retrieve))
+    assert provider._has_model() is True
+    provider.model = "claude-unknown"
+    assert provider._has_model() is False
 
 
 # ---------------------------------------------------------------- OpenAI's chunks
@@ -356,17 +395,17 @@ def test_openai_usage_on_the_finish_chunk_counts_and_no_usage_says_so():
 
 def test_openai_a_stream_without_finish_reason_is_broken_off_and_may_be_retried():
     with pytest.raises(StreamBroke) as broke:
-        list(openai()._assemble(iter([chunk({"content": "Hi"}), USAGE]), []))
+        list(openai()._assemble(wire([chunk({"content": "Hi"}), USAGE]), []))
     assert broke.value.retry
 
 
 def test_openai_an_error_chunk_may_be_retried_and_a_wrong_shape_may_not():
     with pytest.raises(StreamBroke) as broke:
-        list(openai()._assemble(iter([chunk({"content": "a"}),
+        list(openai()._assemble(wire([chunk({"content": "a"}),
                                       {"error": {"message": "model crashed"}}]), []))
     assert broke.value.retry and "model crashed" in str(broke.value)
     with pytest.raises(StreamBroke) as broke:
-        list(openai()._assemble(iter([chunk({"content": 5}), chunk(finish_reason="stop")]), []))
+        list(openai()._assemble(wire([chunk({"content": 5}), chunk(finish_reason="stop")]), []))
     assert not broke.value.retry
     assert error_text({"message": "m"}) == "m" and error_text("plain") == "plain"
     assert error_text({"code": 1}) == {"code": 1}
@@ -379,7 +418,7 @@ def test_openai_an_error_chunk_may_be_retried_and_a_wrong_shape_may_not():
     {"choices": [{"delta": {"tool_calls": ["not a fragment"]}}]}])
 def test_openai_a_chunk_of_any_unexpected_shape_is_one_stream_error(odd):
     with pytest.raises(StreamBroke) as broke:
-        list(openai()._assemble(iter([odd, chunk(finish_reason="stop")]), []))
+        list(openai()._assemble(wire([odd, chunk(finish_reason="stop")]), []))
     assert not broke.value.retry
 
 
@@ -456,7 +495,7 @@ def test_openai_options_override_only_what_they_set_and_leave_the_request_alone(
 
 @pytest.mark.parametrize("choice", ["auto", "none", "required"])
 def test_openai_tool_choice_words_pass_as_they_are(choice):
-    assert openai_tool_choice(choice) == choice
+    assert openai_tool_choice("".join(list(choice))) == choice
 
 
 def test_openai_messages_carry_arguments_as_json_text_and_skip_empty_turns():
