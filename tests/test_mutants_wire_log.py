@@ -54,6 +54,15 @@ def test_the_deltas_that_really_streamed_are_the_ones_synthesized(flavour):
     reply = Reply("Hello there")
     assert reassembled(flavour, reply, ["Hel", "", "lo there"])[:-1] == ["Hel", "lo there"]
     assert "".join(reassembled(flavour, reply, ["other"])[:-1]) == "Hello there"
+    assert "".join(reassembled(flavour, reply, ["Hel"])[:-1]) == "Hello there"  # cut short
+
+
+def test_a_reply_without_usage_streams_zero_counts():
+    anthropic = dict(events.synthesize("anthropic", Reply("Hi"), "m"))
+    assert anthropic["message_start"]["message"]["usage"]["input_tokens"] == 0
+    assert anthropic["message_delta"]["usage"]["output_tokens"] == 0
+    openai = events.synthesize("openai", Reply("Hi"), "m")[-2][1]["usage"]
+    assert openai == {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 
 
 def test_text_without_its_deltas_streams_in_word_sized_pieces():
@@ -199,7 +208,8 @@ def test_non_delta_events_say_what_they_carry():
                                                   "usage": {"input_tokens": 9}}}
     detail = events.describe("message_start", start).detail
     assert "msg_1" in detail and "claude-x" in detail and "9" in detail
-    tool = {"index": 2, "content_block": {"type": "tool_use", "id": "tu_7", "name": "clock"}}
+    tool = json.loads('{"index": 2, "content_block": {"type": "tool_use", "id": "tu_7", '
+                      '"name": "clock"}}')  # as it came off the wire
     detail = events.describe("content_block_start", tool).detail
     assert "tu_7" in detail and "clock" in detail and "2" in detail
     stop = events.describe("message_delta", {"delta": {"stop_reason": "max_tokens"}}).detail
