@@ -233,3 +233,35 @@ def test_prepare_terminal_turns_line_editing_on_at_a_terminal(monkeypatch):
         sys.modules.pop("readline", None)
         if had is not None:
             sys.modules["readline"] = had
+
+
+def test_leaving_ends_the_prompt_s_line_first(keyboard):
+    board, did = keyboard(EOFError)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert did.screen.getvalue() == "\n"
+    board, did = keyboard(KeyboardInterrupt, KeyboardInterrupt)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert did.screen.getvalue() == "\n\n"  # each Ctrl-C leaves the line it was pressed on
+
+
+def test_a_piped_line_is_echoed_with_its_control_characters_visible(keyboard):
+    board, did = keyboard("red \x1b[31mtext")
+    assert board.read(PROMPT) == "red \x1b[31mtext"  # the line itself is kept as it came
+    assert "\x1b" not in did.screen.getvalue() and "text" in did.screen.getvalue()
+
+
+def test_a_closed_stdin_is_not_interactive(monkeypatch):
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stdin", closed)
+    assert terminal.interactive(Console(file=sys.stdout)) is False
+
+
+def test_prepare_terminal_copes_with_no_stdin(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    monkeypatch.setattr(terminal.signal, "signal", lambda number, handler: None)
+    monkeypatch.delitem(sys.modules, "readline", raising=False)
+    terminal.prepare_terminal()
+    assert "readline" not in sys.modules
