@@ -453,3 +453,9 @@ def test_only_a_rejected_key_points_at_the_key_variable(status, names_the_key):
 
 def test_a_rate_limit_is_retried_even_when_its_message_reads_like_a_refusal():
     assert classified(StatusError(429, "validation error: slow down")).retry
+
+
+def test_only_an_sdk_wrapped_error_is_named_by_its_cause():
+    plain = KeyError("slot")
+    plain.__cause__ = ConnectError()
+    assert classified(plain) == classified(KeyError("slot"))

@@ -352,6 +352,9 @@ def test_openai_typed_content_parts_split_into_text_and_thinking():
     assert (reply.text, reply.reasoning) == ("answer", "deep")
     assert parts_text(parts) == "answer" and parts_text(parts, "thinking") == "deep"
     assert parts_text(["loose", {"type": "text", "text": None}]) == ""
+    others = [{"type": "thinking", "text": "t"}, {"type": "text", "text": "a"},
+              {"type": "refusal", "text": "r"}]
+    assert parts_text(others) == "a"  # only parts of the kind asked for count
 
 
 @pytest.mark.parametrize(("finish_reason", "stop"), [
@@ -362,9 +365,10 @@ def test_openai_finish_reasons_become_tao_s_stop_reasons(finish_reason, stop):
     assert reply.stop_reason == stop
 
 
-def test_openai_tool_calls_ended_with_stop_are_a_tool_use_turn():
+@pytest.mark.parametrize("said", ["stop", "end_turn"])
+def test_openai_tool_calls_ended_with_stop_are_a_tool_use_turn(said):
     events = [chunk({"tool_calls": [fragment(0, "c1", "calculator", '{"expression": "1"}')]}),
-              chunk(finish_reason="stop")]
+              chunk(finish_reason=said)]
     _, reply = assembled(openai(), events)
     assert reply.stop_reason == "tool_use" and reply.tool_calls[0].args == {"expression": "1"}
     events[-1] = chunk(finish_reason="length")
@@ -519,8 +523,8 @@ def test_openai_messages_carry_arguments_as_json_text_and_skip_empty_turns():
 
 def calls(*fragments):
     assembler = ToolCallAssembler()
-    for part in fragments:
-        assembler.add(part)
+    for part in fragments:  # each from its own chunk, decoded as it arrives
+        assembler.add(json.loads(json.dumps(part)))
     return [(c.id, c.name, c.args) for c in assembler.calls()]
 
 
@@ -569,6 +573,12 @@ def test_another_tool_named_at_the_same_index_without_an_id_is_the_next_call():
     assert calls(fragment(0, None, "calculator", '{"expression": "1"}'),
                  fragment(0, None, "clock", "{}")) == [
         ("call_tao_1", "calculator", {"expression": "1"}), ("call_tao_2", "clock", {})]
+
+
+def test_another_tool_named_is_the_next_call_whichever_name_sorts_first():
+    assert [n for _, n, _ in calls(fragment(0, None, "clock", "{}"),
+                                   fragment(0, None, "calculator", "{}"))] == [
+        "clock", "calculator"]
 
 
 def test_the_same_tool_named_again_with_new_arguments_after_whole_ones_is_the_next_call():
@@ -644,7 +654,8 @@ def opened(*errors, params=None):
     provider._sdk = SimpleNamespace(APIStatusError=StatusError)
     notes = []
     provider.on_notice = notes.append
-    params = params or {"model": "m", "stream_options": {"include_usage": True},
+    params = params or {"model": "m", "messages": [], "max_tokens": 9, "stream": True,
+                        "stream_options": {"include_usage": True}, "tools": [],
                         "stop": ["END"]}
     return provider, provider._open(params), completions.sent, notes
 
@@ -652,7 +663,8 @@ def opened(*errors, params=None):
 @pytest.mark.parametrize("status", [400, 422])
 def test_a_server_refusing_stop_is_asked_again_without_it_and_it_is_remembered(status):
     provider, stream, sent, notes = opened(StatusError(status, "Unsupported: 'stop'"))
-    assert stream == "a stream" and "stop" in sent[0] and "stop" not in sent[1]
+    assert stream == "a stream" and "stop" in sent[0]
+    assert sent[1] == {k: v for k, v in sent[0].items() if k != "stop"}  # only stop left out
     assert provider.takes_stop is False and provider.include_usage and len(notes) == 1
 
 
