@@ -405,6 +405,7 @@ def test_a_transport_error_is_retried_and_a_bug_is_not():
 
 @pytest.mark.parametrize(("status", "retry"), [
     (400, False), (401, False), (403, False), (404, False), (418, False), (429, True),
+    (499, False),
     (500, True), (502, True), (503, True), (504, True), (529, True), (599, True)])
 def test_which_http_statuses_are_retried(status, retry):
     assert classified(StatusError(status, "something")).retry is retry

@@ -249,6 +249,19 @@ def test_past_max_depth_a_value_becomes_one_string():
     assert depth == render.MAX_DEPTH and isinstance(out, str)
     shallow = {"d": {"d": {}}}
     assert render.elided(shallow) == shallow
+    lists = inner = []
+    for _ in range(render.MAX_DEPTH + 3):
+        inner.append([])
+        inner = inner[0]
+    out, depth = render.elided(lists), 0
+    while isinstance(out, list):
+        out, depth = out[0], depth + 1
+    assert depth == render.MAX_DEPTH and isinstance(out, str)
+
+
+def test_keys_are_laid_out_as_written_not_as_escapes():
+    text = render.layout({"é" * 12: "ü", "b": [1, 2]}, 10)
+    assert "é" * 12 in text and "\\u" not in text and json.loads(text)["é" * 12] == "ü"
 
 
 def test_json_that_cannot_be_written_is_still_one_line():
