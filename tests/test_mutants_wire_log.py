@@ -101,6 +101,8 @@ def test_openai_chunks_end_with_the_finish_reason_the_usage_and_done():
     usage = synthesized[-2][1]["usage"]
     assert usage == {"prompt_tokens": 40, "completion_tokens": 22, "total_tokens": 62}
     assert synthesized[-1][0] == "[DONE]" and synthesized[0][1]["model"] == "gpt-x"
+    assert {d["choices"][0]["index"] for k, d in synthesized if k == "chunk" and d["choices"]} == {
+        0}  # one answer: every chunk's only choice is choice 0
     odd = events.synthesize("openai", Reply("x", stop_reason="refusal", usage={
         "input_tokens": "n/a"}), "m")
     assert odd[-3][1]["choices"][0]["finish_reason"] == "refusal"
@@ -203,10 +205,14 @@ def test_usage_counts_show_in_the_api_s_order_and_only_whole_numbers():
         {"a": "b"}) != ""
 
 
+def arrived(kind):
+    return json.loads(json.dumps(kind))  # a kind as read off the wire: not the literal
+
+
 def test_non_delta_events_say_what_they_carry():
     start = {"type": "message_start", "message": {"id": "msg_1", "model": "claude-x",
                                                   "usage": {"input_tokens": 9}}}
-    detail = events.describe("message_start", start).detail
+    detail = events.describe(arrived("message_start"), start).detail
     assert "msg_1" in detail and "claude-x" in detail and "9" in detail
     tool = json.loads('{"index": 2, "content_block": {"type": "tool_use", "id": "tu_7", '
                       '"name": "clock"}}')  # as it came off the wire
@@ -219,6 +225,13 @@ def test_non_delta_events_say_what_they_carry():
     assert "overloaded_error" in error and "busy" in error
     assert events.describe("message_stop", {}).detail == ""
     assert json.loads(events.describe("custom", {"x": 1}).detail) == {"x": 1}
+    assert json.loads(events.describe("zzz_later", {"x": 2}).detail) == {"x": 2}
+
+
+def test_a_local_model_s_prompt_shows_its_token_count_and_its_text():
+    line = events.describe(arrived("prompt"), {"tokens": 37, "text": "<|user|>hi"})
+    assert line.key == ("prompt",) and "37" in line.detail and "<|user|>hi" in line.detail
+    assert line.pieces == []
 
 
 # ---------------------------------------------------------------- the screen
