@@ -10,6 +10,7 @@ a mutant these tests kill costs no SDK start-up in the mutation run."""
 from __future__ import annotations
 
 import json
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -542,6 +543,46 @@ def test_fragments_without_an_index_join_the_call_in_progress():
         ("c1", "calculator", {"expression": "3"}), ("c2", "clock", {})]
 
 
+def test_interleaved_calls_without_an_index_are_joined_by_their_ids():
+    assert calls(fragment(None, "c1", "calculator", '{"expression": '),
+                 fragment(None, "c2", "clock", "{}"),
+                 fragment(None, "c1", None, '"6"}')) == [
+        ("c1", "calculator", {"expression": "6"}), ("c2", "clock", {})]
+
+
+def test_one_id_at_two_indexes_continued_at_both_stays_two_calls():
+    got = calls(fragment(0, "same", "calculator", '{"expression": '),
+                fragment(1, "same", "clock", '{"zone": '),
+                fragment(0, "same", None, '"7"}'), fragment(1, "same", None, '"UTC"}'))
+    assert [(n, a) for _, n, a in got] == [("calculator", {"expression": "7"}),
+                                          ("clock", {"zone": "UTC"})]
+
+
+def test_the_same_whole_call_twice_without_ids_is_asked_twice():
+    twice = calls(fragment(0, None, "clock", '{"zone": "UTC"}'),
+                  fragment(0, None, "clock", '{"zone": "UTC"}'))
+    assert [(n, a) for _, n, a in twice] == [("clock", {"zone": "UTC"})] * 2
+    assert len({i for i, _, _ in twice}) == 2
+
+
+def test_a_made_up_id_never_takes_a_real_one_however_long_the_ids():
+    got = calls(fragment(0, "", "a", "{}"), fragment(1, "", "b", "{}"),
+                fragment(2, "call_tao_1", "c", "{}"))
+    assert got[2][0] == "call_tao_1"  # the real id stays: its result is threaded back by it
+    long_id = "x" * 60
+    real = "x" * 34 + "_1"
+    got = calls(fragment(0, long_id, "a", "{}"), fragment(1, long_id, "b", "{}"),
+                fragment(2, real, "c", "{}"))
+    assert got[2][0] == real and len({i for i, _, _ in got}) == 3
+
+
+def test_whole_arguments_again_under_another_id_are_another_call_whichever_id_sorts_first():
+    for first, second in (("c1", "c2"), ("c2", "c1")):
+        got = calls(fragment(0, first, "calculator", '{"expression": "1"}'),
+                    fragment(0, second, "calculator", '{"expression": "1"}'))
+        assert [i for i, _, _ in got] == [first, second]
+
+
 def test_an_id_repeated_on_each_fragment_continues_its_call():
     assert calls(fragment(0, "c1", "calculator", '{"expression": '),
                  fragment(0, "c1", "calculator", '"4"}')) == [
@@ -714,3 +755,41 @@ def test_a_server_that_cannot_stream_tool_calls_is_told_apart(status, said, own)
     assert (failure != generic) is own
     if own:
         assert not failure.retry
+
+
+def test_a_repeated_name_with_no_arguments_after_whole_ones_is_the_same_call():
+    assert calls(fragment(0, None, "clock", '{"zone": "UTC"}'),
+                 fragment(0, None, "clock", "")) == [("call_tao_1", "clock", {"zone": "UTC"})]
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """Build a provider with stand-ins for its SDK: (the provider, the key it was given)."""
+    given = []
+    for name in ("anthropic", "openai"):
+        monkeypatch.setitem(sys.modules, name, SimpleNamespace(Anthropic=object, OpenAI=object))
+    for cls in (AnthropicProvider, OpenAIProvider):
+        monkeypatch.setattr(cls, "_setup", lambda self, sdk, client, key, base_url, *rest:
+                            given.append((key, base_url)))
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+
+    def build(cls, **kwargs):
+        provider = cls(**kwargs)
+        return provider, given[-1]
+    return build
+
+
+@pytest.mark.parametrize("cls", [AnthropicProvider, OpenAIProvider])
+def test_the_key_given_wins_over_the_environment_s(built, monkeypatch, cls):
+    monkeypatch.setenv(cls.key_var, "key-from-the-environment")
+    assert built(cls, api_key="key-given")[1][0] == "key-given"
+    assert built(cls)[1][0] == "key-from-the-environment"
+
+
+def test_a_local_server_named_in_the_environment_needs_no_key(built, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    provider, (key, base_url) = built(OpenAIProvider)
+    assert provider.base_url == base_url == "http://127.0.0.1:8080/v1" and key
+    provider, (_, base_url) = built(OpenAIProvider, base_url="http://127.0.0.1:9/v1")
+    assert base_url == "http://127.0.0.1:9/v1"  # the one given wins
