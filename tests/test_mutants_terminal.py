@@ -265,3 +265,11 @@ def test_prepare_terminal_copes_with_no_stdin(monkeypatch):
     monkeypatch.delitem(sys.modules, "readline", raising=False)
     terminal.prepare_terminal()
     assert "readline" not in sys.modules
+
+
+def test_without_readline_a_terminal_still_gets_plain_input(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(isatty=lambda: True))
+    monkeypatch.setattr(terminal.signal, "signal", lambda number, handler: None)
+    monkeypatch.setitem(sys.modules, "readline", None)  # `import readline` fails, as on Windows
+    terminal.prepare_terminal()  # no error: input() without line editing
+    assert sys.modules["readline"] is None
