@@ -616,10 +616,14 @@ def test_another_tool_named_at_the_same_index_without_an_id_is_the_next_call():
         ("call_tao_1", "calculator", {"expression": "1"}), ("call_tao_2", "clock", {})]
 
 
-def test_another_tool_named_is_the_next_call_whichever_name_sorts_first():
-    assert [n for _, n, _ in calls(fragment(0, None, "clock", "{}"),
-                                   fragment(0, None, "calculator", "{}"))] == [
-        "clock", "calculator"]
+@pytest.mark.parametrize(("first", "then"), [("clock", "calculator"), ("calculator", "clock")])
+def test_another_tool_named_is_the_next_call_whichever_name_sorts_first(first, then):
+    assert [n for _, n, _ in calls(fragment(0, None, first, "{}"),
+                                   fragment(0, None, then, "{}"))] == [first, then]
+    # its arguments may follow in later fragments: still the next call, not the first
+    got = calls(fragment(0, None, first, '{"a": 1}'), fragment(0, None, then, ""),
+                fragment(0, None, None, '{"b": 2}'))
+    assert [(n, a) for _, n, a in got] == [(first, {"a": 1}), (then, {"b": 2})]
 
 
 def test_the_same_tool_named_again_with_new_arguments_after_whole_ones_is_the_next_call():

@@ -214,6 +214,7 @@ def test_non_delta_events_say_what_they_carry():
                                                   "usage": {"input_tokens": 9}}}
     detail = events.describe(arrived("message_start"), start).detail
     assert "msg_1" in detail and "claude-x" in detail and "9" in detail
+    assert "{" not in detail  # a summary of the event, not its JSON
     tool = json.loads('{"index": 2, "content_block": {"type": "tool_use", "id": "tu_7", '
                       '"name": "clock"}}')  # as it came off the wire
     detail = events.describe("content_block_start", tool).detail
