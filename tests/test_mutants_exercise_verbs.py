@@ -153,7 +153,8 @@ def test_the_solution_opens_only_once_the_exercise_passes(kit, outcomes, capsys)
     wanted, _ = outcomes
     first = kit[0]
     first.solution.parent.mkdir(exist_ok=True)
-    first.solution.write_text("def solved():\n    return 'the reference'\n")
+    long_line = "    return 'the reference' + " + " + ".join(["'a long line'"] * 8) + "\n"
+    first.solution.write_text("def solved():\n" + long_line)
     solve(first)
     wanted["e01_first"] = "failed"
     with pytest.raises(CLIError):
@@ -164,7 +165,8 @@ def test_the_solution_opens_only_once_the_exercise_passes(kit, outcomes, capsys)
     assert capsys.readouterr().out == first.solution.read_text()  # piped: the file exactly
     shown = console(terminal=True)
     assert verbs.cmd_solution(argparse.Namespace(exercise="1"), shown) == 0
-    assert "the reference" in shown.file.getvalue() and capsys.readouterr().out == ""
+    on_screen = re.sub(r"\x1b\[[0-9;]*m", "", shown.file.getvalue())
+    assert long_line in on_screen and capsys.readouterr().out == ""  # left whole to fold
 
 
 # ---------------------------------------------------------------- the screen

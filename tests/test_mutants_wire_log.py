@@ -273,6 +273,16 @@ def test_past_max_depth_a_value_becomes_one_string():
     assert depth == render.MAX_DEPTH and isinstance(out, str)
 
 
+def test_each_level_of_a_laid_out_value_is_indented_two_more_spaces():
+    text = render.layout({"a": ["x" * 30, {"b": "y" * 30}]}, 20)
+    indents = [len(line) - len(line.lstrip()) for line in text.splitlines()]
+    assert indents == [0, 2, 4, 4, 6, 4, 2, 0] and json.loads(text)["a"][1]["b"] == "y" * 30
+
+
+def test_one_line_json_keeps_its_characters():
+    assert render.flat_json({"k": "é"}) == '{"k": "é"}'
+
+
 def test_keys_are_laid_out_as_written_not_as_escapes():
     text = render.layout({"é" * 12: "ü", "b": [1, 2]}, 10)
     assert "é" * 12 in text and "\\u" not in text and json.loads(text)["é" * 12] == "ü"
