@@ -420,3 +420,25 @@ def test_keys_from_a_pipe_name_the_arrows_and_enter(tmp_path):
         assert keys.read(0.5) == "" and keys.fd is None  # closed: no more keys
     assert watching._Keys(object()).fd is None
     assert watching._Keys(object()).read(0) == ""
+
+
+def test_only_a_check_that_passes_is_announced_as_done(kit, outcomes):  # noqa: F811
+    wanted, _ = outcomes
+    solve(kit[0])
+    wanted["e01_first"] = "failed"
+    failing = console()
+    assert verbs.cmd_check(argparse.Namespace(exercise="1", all=False), failing) == 1
+    assert screen.MARKS["done"][0] not in failing.file.getvalue()
+    wanted["e01_first"] = "passed"
+    solve(kit[0], "def solved():\n    return 4\n")
+    passing = console()
+    assert verbs.cmd_check(argparse.Namespace(exercise="1", all=False), passing) == 0
+    assert screen.MARKS["done"][0] in passing.file.getvalue().splitlines()[1]
+
+
+def test_a_hint_s_paragraphs_are_separated_by_one_blank_line(kit):  # noqa: F811
+    info = state.EXERCISES / "info.toml"
+    info.write_text(info.read_text().replace("  hint 1\n", "  first part\n\n  second part\n"))
+    shown = console()
+    assert verbs.cmd_hint(argparse.Namespace(exercise="1"), shown) == 0
+    assert shown.file.getvalue().splitlines()[1:] == ["first part", "", "second part"]
