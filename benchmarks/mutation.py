@@ -218,7 +218,11 @@ def keep_only(session: Path, lines: set[int] | None, sample: int) -> int:
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     with use_db(str(session)) as db:
-        pending = sorted(db.pending_work_items, key=lambda item: item.job_id)
+        # by where and what each mutant is: cosmic-ray's job ids are random on every init,
+        # so sorting by them would give the same seed another sample on every run
+        pending = sorted(db.pending_work_items, key=lambda item: (
+            tuple(item.mutations[0].start_pos), item.mutations[0].operator_name,
+            item.mutations[0].occurrence))
         wanted = [item for item in pending
                   if lines is None or item.mutations[0].start_pos[0] in lines]
         if sample and len(wanted) > sample:
