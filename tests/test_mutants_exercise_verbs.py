@@ -442,3 +442,18 @@ def test_a_hint_s_paragraphs_are_separated_by_one_blank_line(kit):  # noqa: F811
     shown = console()
     assert verbs.cmd_hint(argparse.Namespace(exercise="1"), shown) == 0
     assert shown.file.getvalue().splitlines()[1:] == ["first part", "", "second part"]
+
+
+def test_the_list_counts_only_the_done_and_shows_every_file(kit):  # noqa: F811
+    shown = console()
+    known = {"e01_first": result("done"), "e02_second": result("edited"),
+             "e03_third": result("done")}
+    screen.show_list(shown, kit, known, None)
+    out = shown.file.getvalue()
+    assert "2/3" in out and all(e.path.name in out for e in kit)
+
+
+def test_the_focus_outside_watch_is_the_default(kit):  # noqa: F811
+    shown = console()
+    screen.show_focus(shown, kit[0], result("failing", "boom"))
+    assert shown.file.getvalue() == focus_text(kit[0], "failing", message="boom")
