@@ -457,3 +457,14 @@ def test_the_focus_outside_watch_is_the_default(kit):  # noqa: F811
     shown = console()
     screen.show_focus(shown, kit[0], result("failing", "boom"))
     assert shown.file.getvalue() == focus_text(kit[0], "failing", message="boom")
+
+
+def test_the_table_keeps_one_line_per_exercise_from_the_edge(kit):  # noqa: F811
+    known = {e.name: result("not attempted") for e in kit}
+    shown = console()  # 80 columns
+    shown.print(screen.exercise_table(kit, known, None))
+    lines = shown.file.getvalue().splitlines()
+    assert len(lines) == 4 and all(len(line) <= 80 for line in lines)
+    mark = screen.MARKS["not attempted"][0]
+    assert all(line.startswith(mark) for line in lines[1:])  # no padding before the marks
+    assert [line.split()[1] for line in lines[1:]] == ["1", "2", "3"]
