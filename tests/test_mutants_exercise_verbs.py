@@ -468,3 +468,29 @@ def test_the_table_keeps_one_line_per_exercise_from_the_edge(kit):  # noqa: F811
     mark = screen.MARKS["not attempted"][0]
     assert all(line.startswith(mark) for line in lines[1:])  # no padding before the marks
     assert [line.split()[1] for line in lines[1:]] == ["1", "2", "3"]
+
+
+def test_watch_reads_one_key_a_cycle_and_none_when_given_no_cycles(kit, outcomes,  # noqa: F811
+                                                                   monkeypatch):
+    reads = []
+
+    class Counted(Keys):
+        def read(self, timeout):
+            reads.append(timeout)
+            return ""
+    monkeypatch.setattr(watching, "_Keys", lambda stream: Counted())
+    for cycles, expected in ((3, 3), (1, 1), (0, 0), (-1, 0)):
+        reads.clear()
+        args = argparse.Namespace(exercise=None, interval=0, cycles=cycles)
+        assert watching.cmd_watch(args, console()) == 0 and len(reads) == expected
+
+
+def test_next_starts_after_the_focus_or_at_the_first_without_one(kit):  # noqa: F811
+    assert watching._next(kit, kit[0]) is kit[1] and watching._next(kit, kit[1]) is kit[2]
+    assert watching._next(kit, kit[2]) is kit[0] and watching._next(kit, None) is kit[0]
+
+
+def test_the_first_exercise_can_be_picked_by_its_number(kit):  # noqa: F811
+    screen_state = watching._Screen(view="list", selected=2)
+    watching._in_list(kit, screen_state, "1")
+    assert watching._in_list(kit, screen_state, "enter") is kit[0] and not screen_state.notice
