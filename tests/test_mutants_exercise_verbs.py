@@ -494,3 +494,21 @@ def test_the_first_exercise_can_be_picked_by_its_number(kit):  # noqa: F811
     screen_state = watching._Screen(view="list", selected=2)
     watching._in_list(kit, screen_state, "1")
     assert watching._in_list(kit, screen_state, "enter") is kit[0] and not screen_state.notice
+
+
+def test_watch_takes_single_keys_on_a_terminal_and_gives_it_back_as_it_was():
+    import os
+    import pty
+    import termios
+
+    leader, follower = pty.openpty()
+    try:
+        with open(follower, "rb", buffering=0, closefd=False) as stream:
+            before = termios.tcgetattr(follower)[3]
+            assert before & termios.ICANON  # a terminal starts line by line
+            with watching._Keys(stream):
+                assert not termios.tcgetattr(follower)[3] & termios.ICANON  # key by key
+            assert termios.tcgetattr(follower)[3] == before
+    finally:
+        os.close(leader)
+        os.close(follower)
