@@ -47,7 +47,9 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
 OFFLINE = "tests/test_offline_model.py tests/test_offline_french.py"
-WIRE = "tests/test_wire.py tests/test_wire_faults.py"
+# the SDK-free wire tests first: a mutant they kill costs no SDK import
+WIRE = ("tests/test_mutants_wire.py tests/test_mutants_wire_log.py tests/test_wire.py "
+        "tests/test_wire_faults.py")
 # the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
 STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
@@ -66,24 +68,32 @@ TARGETS = {
     "shared/providers/__init__.py": "tests/test_providers.py",
     "shared/providers/sdk_base.py": "tests/test_mutants_sdk_base.py tests/test_sdk_providers.py "
                                     "tests/test_wire_faults.py",
-    "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
-    "shared/providers/openai_provider.py": "tests/test_sdk_providers.py",
+    # the SDK-free test files first: a mutant they kill costs no SDK import
+    "shared/providers/anthropic_provider.py": "tests/test_mutants_sdk_streams.py "
+                                              "tests/test_sdk_providers.py",
+    "shared/providers/openai_provider.py": "tests/test_mutants_sdk_streams.py "
+                                           "tests/test_sdk_providers.py "
+                                           "tests/test_compat_servers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
     "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
     "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
-                            "tests/test_stages_01_03.py",
-    "shared/terminal.py": "tests/test_terminal.py",
+                            "tests/test_stages_01_03.py tests/test_replay.py",
+    "shared/terminal.py": "tests/test_mutants_terminal.py tests/test_terminal.py",
     "shared/wire/__init__.py": WIRE,
     "shared/wire/body.py": WIRE,
     "shared/wire/events.py": WIRE,
     "shared/wire/render.py": WIRE,
     "shared/cli/stage_verbs.py": "tests/test_cli.py tests/test_messages.py",
-    "shared/cli/exercise_verbs.py": "tests/test_exercise_cli.py tests/test_messages.py",
+    "shared/cli/exercise_verbs.py": "tests/test_mutants_exercise_verbs.py "
+                                    "tests/test_exercise_cli.py tests/test_messages.py",
     "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
                                     "tests/test_exercise_cli.py tests/test_messages.py",
-    "shared/cli/exercise_runner.py": "tests/test_exercise_cli.py",
-    "shared/cli/exercise_screen.py": "tests/test_exercise_cli.py tests/test_messages.py",
-    "shared/cli/exercise_watch.py": "tests/test_exercise_cli.py tests/test_messages.py",
+    "shared/cli/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
+                                     "tests/test_exercise_cli.py",
+    "shared/cli/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
+                                     "tests/test_exercise_cli.py tests/test_messages.py",
+    "shared/cli/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
+                                    "tests/test_exercise_cli.py tests/test_messages.py",
     "shared/cli/repo.py": "tests/test_cli.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
@@ -208,7 +218,11 @@ def keep_only(session: Path, lines: set[int] | None, sample: int) -> int:
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     with use_db(str(session)) as db:
-        pending = sorted(db.pending_work_items, key=lambda item: item.job_id)
+        # by where and what each mutant is: cosmic-ray's job ids are random on every init,
+        # so sorting by them would give the same seed another sample on every run
+        pending = sorted(db.pending_work_items, key=lambda item: (
+            tuple(item.mutations[0].start_pos), item.mutations[0].operator_name,
+            item.mutations[0].occurrence))
         wanted = [item for item in pending
                   if lines is None or item.mutations[0].start_pos[0] in lines]
         if sample and len(wanted) > sample:

@@ -117,3 +117,57 @@ def test_main_s_own_exit_code_is_kept_and_no_code_is_success():
 def test_a_session_ended_quietly_or_by_ctrl_d_exits_zero():
     assert stage_main.last_words(None) == (0, "")
     assert stage_main.last_words(EOFError()) == (0, "")
+
+
+def test_a_reader_that_stops_reading_ends_the_stage_with_exit_code_one(monkeypatch):
+    # `python main.py | head -1`: the print after head left raises BrokenPipeError; the
+    # stage stops printing (stdout to nothing) and exits 1, not 0 and not a traceback
+    gone = []
+    monkeypatch.setattr(stage_main, "prepare_terminal", lambda: None)
+    monkeypatch.setattr(stage_main, "_stdout_gone", lambda: gone.append(True))
+
+    def printing():
+        raise BrokenPipeError
+
+    with pytest.raises(SystemExit) as ended:
+        stage_main.run(printing)
+    assert ended.value.code == 1 and gone == [True]
+    with pytest.raises(SystemExit) as ended:
+        stage_main.run(lambda: 0)
+    assert ended.value.code == 0 and gone == [True]
+
+
+def typed(text):
+    return "".join(list(text))  # as read from a command line: a new string, not the literal
+
+
+@pytest.mark.parametrize("value", ["offline", "replay:run.json", "replay:x"])
+def test_a_provider_or_a_recording_to_replay_is_taken(value):
+    assert stage_main.provider_name(typed(value)) == value
+
+
+@pytest.mark.parametrize("value", ["replay:", "bogus", "replay", "Replay:run.json"])
+def test_a_replay_needs_its_file_and_other_names_are_refused(value):
+    with pytest.raises(argparse.ArgumentTypeError):
+        stage_main.provider_name(typed(value))
+
+
+def test_only_a_stage_with_a_registry_takes_constrain(capsys):
+    registry = {"calculator": lambda expression: expression}
+    with_registry = stage_main.stage_parser("A stage.", registry)
+    args = with_registry.parse_args(["--constrain"])
+    assert args.constrain is True and args.registry is registry
+    assert with_registry.parse_args([]).constrain is False
+    with pytest.raises(SystemExit):
+        stage_main.stage_parser("A stage.").parse_args(["--constrain"])
+
+
+@pytest.mark.parametrize("provider", ["offline", "anthropic", "ollama", "openai", "replay:x"])
+def test_a_grammar_is_refused_for_any_model_but_the_local_one(provider):
+    with pytest.raises(ProviderError, match="--constrain"):
+        stage_main.constraint({"calculator": len}, typed(provider))
+
+
+def test_the_local_model_gets_a_grammar_naming_the_registry_s_tools():
+    grammar = stage_main.constraint({"calculator": len, "clock": len}, typed("local"))
+    assert "calculator" in grammar and "clock" in grammar

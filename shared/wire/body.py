@@ -72,6 +72,7 @@ def would_send(flavour: str, messages: list[dict], system: str = "", tools=(),
     stand_in.max_tokens = max_tokens
     stand_in.base_url = None
     stand_in.include_usage = True  # OpenAI: asks for usage in a last chunk, as tao does
+    stand_in.takes_stop = True  # OpenAI: sends stop sequences, as tao does until refused
     return body_of(stand_in.with_options(stand_in.request(messages, system, tools), options))
 
 
