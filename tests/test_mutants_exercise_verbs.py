@@ -512,3 +512,22 @@ def test_watch_takes_single_keys_on_a_terminal_and_gives_it_back_as_it_was():
     finally:
         os.close(leader)
         os.close(follower)
+
+
+@pytest.mark.parametrize("width", [60, 72])
+def test_on_a_narrow_terminal_only_the_title_is_cut(width):
+    """The kit's own twenty exercises at 60 columns: every row keeps its number, its file
+    and its stage (what a learner types and opens), and stays one line; the title gives."""
+    from shared.cli import exercise_state
+
+    real = exercise_state.load()
+    known = {e.name: result("not attempted") for e in real}
+    shown = Console(file=io.StringIO(), width=width, highlight=False)
+    shown.print(screen.exercise_table(real, known, None))
+    rows = shown.file.getvalue().splitlines()[1:]
+    assert len(rows) == len(real), "one line per exercise"
+    for e, row in zip(real, rows, strict=True):
+        cells = row.split()
+        assert cells[1:4] == [str(e.number), e.path.name, e.stage], (
+            f"at {width} columns the row of exercise {e.number} lost a column: {row!r}")
+        assert len(row) <= width

@@ -72,12 +72,16 @@ def exercise_table(exercises, known, focus, selected: int | None = None) -> Tabl
     table.add_column(file, no_wrap=True, min_width=longest)
     table.add_column(stage, no_wrap=True, min_width=5)
     table.add_column(status, no_wrap=True, min_width=max(len(shown(s)) for s in MARKS))
-    table.add_column(build, no_wrap=True, overflow="ellipsis", ratio=1)  # cut last
+    # the one column rich may narrow: with every column no_wrap, a narrow terminal made it
+    # narrow them all evenly, and the number and stage columns vanished first; each title
+    # stays one line, cut with an ellipsis
+    table.add_column(Text(build, no_wrap=True, overflow="ellipsis"), ratio=1)
     for i, e in enumerate(exercises):
         result = known[e.name]
         mark, style = _mark(e, result, focus)
         table.add_row(Text(f"{mark} {e.number:2}", style), e.path.name, e.stage,
-                      Text(shown(result.status), MARKS.get(result.status, ("", ""))[1]), e.title,
+                      Text(shown(result.status), MARKS.get(result.status, ("", ""))[1]),
+                      Text(e.title, no_wrap=True, overflow="ellipsis"),
                       style="reverse" if i == selected else None)
     return table
 
