@@ -95,6 +95,11 @@ TARGETS = {
     "shared/cli/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
                                     "tests/test_exercise_cli.py tests/test_messages.py",
     "shared/cli/repo.py": "tests/test_cli.py",
+    "shared/messages.py": "tests/test_messages.py",
+    "shared/providers/replay.py": "tests/test_replay.py tests/test_compare.py",
+    "shared/cli/replay.py": "tests/test_replay.py",
+    "shared/cli/compare.py": "tests/test_compare.py",
+    "shared/cli/book.py": "tests/test_book.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
@@ -158,15 +163,22 @@ def test_command(spec: str, copy: Path) -> list[str]:
             "-p", "no:hypothesispytest", "-n", "0", *kept]
 
 
+def in_own_group(command: list[str], seconds: float) -> list[str]:
+    """`command` in a process group that is ended with it (in_own_group.py says why)."""
+    return [sys.executable, str(Path(__file__).with_name("in_own_group.py")), f"{seconds:.0f}",
+            *command]
+
+
 def write_config(copy: Path, module: str, command: list[str], timeout: float) -> Path:
-    """A cosmic-ray session config for one module."""
+    """A cosmic-ray session config for one module: the tests stopped after `timeout`
+    seconds by in_own_group.py, cosmic-ray's own limit later, as a last resort."""
     config = copy / "cosmic-ray.toml"
     config.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps(module)}\n"
-        f"timeout = {timeout:.0f}\n"
+        f"timeout = {timeout + 30:.0f}\n"
         "excluded-modules = []\n"
-        f"test-command = {json.dumps(shlex.join(command))}\n"
+        f"test-command = {json.dumps(shlex.join(in_own_group(command, timeout)))}\n"
         "[cosmic-ray.distributor]\nname = \"local\"\n"
         "[cosmic-ray.filters.operators-filter]\n"
         f"exclude-operators = {json.dumps(EXCLUDED_OPERATORS)}\n", encoding="utf-8")
@@ -315,8 +327,8 @@ def recheck(module: str, survivors: list[dict], rev: str | None) -> list[dict]:
             indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
             lines[index] = f"{indent}{mutant['mutant']}\n"
             path.write_text("".join(lines), encoding="utf-8")
-            done = subprocess.run(test_command(TARGETS[module], copy), cwd=copy, env=env,
-                                  capture_output=True)
+            done = subprocess.run(in_own_group(test_command(TARGETS[module], copy), 300),
+                                  cwd=copy, env=env, capture_output=True)
             mutant["outcome"] = "killed" if done.returncode else "survived"
     return survivors
 
