@@ -97,7 +97,7 @@ TARGETS = {
     "shared/cli/repo.py": "tests/test_cli.py",
     "shared/messages.py": "tests/test_messages.py",
     "shared/providers/replay.py": "tests/test_replay.py tests/test_compare.py",
-    "shared/cli/replay.py": "tests/test_replay.py",
+    "shared/cli/replay.py": "tests/test_mutants_replay.py tests/test_replay.py",
     "shared/cli/compare.py": "tests/test_compare.py",
     "shared/cli/book.py": "tests/test_book.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
