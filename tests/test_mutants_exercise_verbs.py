@@ -236,7 +236,7 @@ def test_the_overview_counts_only_the_done(kit):  # noqa: F811
     shown = console()
     known = {"e01_first": result("done"), "e02_second": result("failing"),
              "e03_third": result("done")}
-    screen.show_overview(shown, kit, known, None)
+    screen.show_overview(shown, kit, known, None, why=False)
     assert "2/3" in shown.file.getvalue()
 
 

@@ -91,7 +91,7 @@ def wrapped(paragraphs: str) -> list[Text]:
     return [Text(" ".join(p.split())) for p in paragraphs.split("\n\n") if p.strip()]
 
 
-def show_overview(console, exercises, known, focus, why: bool = False) -> None:
+def show_overview(console, exercises, known, focus, why: bool) -> None:
     """The progress bar, then the list (with `why`, each failure's first line too)."""
     done = sum(r.status == "done" for r in known.values())
     console.print(progress_bar(done, len(exercises), console.width))
