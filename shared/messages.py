@@ -110,6 +110,111 @@ MESSAGES = {
                   "fr": "Indice pour l'exercice {number} : {title} (étape {stage})"},
     # the command itself
     "interrupted": {"en": "interrupted", "fr": "interrompu"},
+    "error.line": {"en": "tao {verb}: {error}", "fr": "tao {verb} : {error}"},
+    # the one-line errors (CLIError), named by where they are raised
+    "error.no_stage": {"en": "no stage {ref}: the stages are {known} (see `tao list`)",
+                       "fr": "pas d'étape {ref} : les étapes sont {known} (voir `tao list`)"},
+    "error.no_stages_yet": {"en": "none yet", "fr": "aucune pour l'instant"},
+    "error.first_stage": {"en": "stage {number} is the first: nothing comes before it",
+                          "fr": "l'étape {number} est la première : rien ne la précède"},
+    "error.unknown_provider": {"en": "unknown provider {provider}: choose one of {choices}",
+                               "fr": "fournisseur inconnu {provider} : choisissez parmi "
+                                     "{choices}"},
+    "error.all_done": {"en": "every exercise is done: name one, e.g. `tao {verb} 3`",
+                       "fr": "tous les exercices sont réussis : nommez-en un, par exemple "
+                             "`tao {verb} 3`"},
+    "error.check_both": {"en": "check one exercise (`tao check N`) or all (`tao check --all`), "
+                               "not both",
+                         "fr": "vérifiez un exercice (`tao check N`) ou tous (`tao check "
+                               "--all`), pas les deux"},
+    "error.no_original": {"en": "the original of {file} is missing from exercises/.stubs/: "
+                                "restore it from the repository you cloned",
+                          "fr": "l'original de {file} manque dans exercises/.stubs/ : "
+                                "récupérez-le depuis le dépôt que vous avez cloné"},
+    "error.reset_needs_yes": {"en": "resetting {file} throws your work away: add --yes to "
+                                    "confirm",
+                              "fr": "réinitialiser {file} efface votre travail : ajoutez "
+                                    "--yes pour confirmer"},
+    "error.not_passing": {"en": "exercise {number} does not pass yet: try it first (`tao "
+                                "check`, `tao hint {number}`); the solution opens once it "
+                                "passes",
+                          "fr": "l'exercice {number} ne passe pas encore : essayez d'abord "
+                                "(`tao check`, `tao hint {number}`) ; la solution s'ouvre "
+                                "une fois qu'il passe"},
+    "error.tests_did_not_run": {"en": "the exercise tests did not run{why}: `uv run pytest "
+                                      "tests/exercises -x` shows why",
+                                "fr": "les tests des exercices ne se sont pas lancés{why} : "
+                                      "`uv run pytest tests/exercises -x` montre pourquoi"},
+    "error.book_no_stages": {"en": "no stages under {folder}: is this the tao repository?",
+                             "fr": "pas d'étapes dans {folder} : est-ce bien le dépôt tao ?"},
+    "error.book_out_file": {"en": "--out {out}: a file is there, not a folder",
+                            "fr": "--out {out} : c'est un fichier, pas un dossier"},
+    "error.book_out_not_empty": {"en": "--out {out}: the folder is not empty and not a book "
+                                       "tao built; choose an empty or new folder",
+                                 "fr": "--out {out} : le dossier n'est pas vide et ne contient "
+                                       "pas un livre construit par tao ; choisissez un dossier "
+                                       "vide ou nouveau"},
+    "error.book_missing": {"en": "{name} is missing: `uv sync` installs it (rich needs it "
+                                 "too)",
+                           "fr": "{name} manque : `uv sync` l'installe (rich en a besoin "
+                                 "aussi)"},
+    "error.tasks_unreadable": {"en": "--tasks {path}: cannot read it ({why})",
+                               "fr": "--tasks {path} : impossible de le lire ({why})"},
+    "error.tasks_shape": {"en": "--tasks {path}: each [[task]] needs id, kind and prompt, "
+                                "and only tools, args, answer besides ({why})",
+                          "fr": "--tasks {path} : chaque [[task]] demande id, kind et prompt, "
+                                "et seulement tools, args, answer en plus ({why})"},
+    "error.no_protocol": {"en": "no protocol {protocol}: choose from {choices}",
+                          "fr": "pas de protocole {protocol} : choisissez parmi {choices}"},
+    "error.quirk_all": {"en": "--quirk all runs the offline model: leave out --provider",
+                        "fr": "--quirk all lance le modèle hors ligne : retirez --provider"},
+    "error.none_left": {"en": "no protocol left to run",
+                        "fr": "plus aucun protocole à lancer"},
+    "error.divergence": {"en": "{why} (was the recording made with the same tasks, protocols "
+                               "and --runs?)",
+                         "fr": "{why} (l'enregistrement a-t-il été fait avec les mêmes tâches, "
+                               "protocoles et --runs ?)"},
+    "error.replay_folder": {"en": "{path} is a folder: name a recording (a --record FILE)",
+                            "fr": "{path} est un dossier : nommez un enregistrement (un "
+                                  "--record FILE)"},
+    "error.replay_missing": {"en": "{path}: no such file",
+                             "fr": "{path} : ce fichier n'existe pas"},
+    "error.replay_unreadable": {"en": "{path}: cannot read it ({why})",
+                                "fr": "{path} : impossible de le lire ({why})"},
+    "error.replay_not_json": {"en": "{path} is not valid JSON ({why})",
+                              "fr": "{path} n'est pas du JSON valide ({why})"},
+    "error.replay_not_recording": {"en": "{path} is not a recording: --record writes a JSON "
+                                         "list of {{\"request\": ..., \"text\": ...}} entries",
+                                   "fr": "{path} n'est pas un enregistrement : --record écrit "
+                                         "une liste JSON d'entrées {{\"request\": ..., "
+                                         "\"text\": ...}}"},
+    "error.replay_empty": {"en": "{path} holds no model call: nothing to replay",
+                           "fr": "{path} ne contient aucun appel au modèle : rien à rejouer"},
+    "error.replay_no_stage": {"en": "{path} does not say which stage made it (recorded before "
+                                    "recordings kept that): name it with --stage N",
+                              "fr": "{path} ne dit pas quelle étape l'a produit (enregistré "
+                                    "avant que les enregistrements le gardent) : nommez-la "
+                                    "avec --stage N"},
+    # the notices a verb prints on the way (stderr)
+    "compare.left_out": {"en": "tao compare: constrained left out: {why}",
+                         "fr": "tao compare : constrained mis de côté : {why}"},
+    "replay.not_typed": {"en": "tao replay: {file} does not hold what was typed (it was "
+                               "recorded before recordings kept that): type the same lines "
+                               "again",
+                         "fr": "tao replay : {file} ne contient pas ce qui a été tapé "
+                               "(enregistré avant que les enregistrements le gardent) : "
+                               "tapez de nouveau les mêmes lignes"},
+    # tao reset, tao solution, tao book
+    "reset.ask": {"en": "Restore {file} to its stub? Your changes will be lost [y/N] ",
+                  "fr": "Remettre {file} dans son état d'origine ? Vos modifications seront "
+                        "perdues [y/N] "},
+    "reset.kept": {"en": "left as it is", "fr": "laissé tel quel"},
+    "solution.checking": {"en": "checking exercise {number} first…",
+                          "fr": "vérification préalable de l'exercice {number}…"},
+    "solution.head": {"en": "Reference solution for exercise {number}, {title} ({file}):",
+                      "fr": "Solution de référence de l'exercice {number}, {title} ({file}) :"},
+    "book_verb.done": {"en": "book: {pages} pages in {out} · open {start}",
+                  "fr": "livre : {pages} pages dans {out} · ouvrez {start}"},
     # tao book: the site's own labels and notices ({...} filled in by the book)
     "book.book": {"en": "tao, the book",
                   "fr": "tao, le livre"},

@@ -32,6 +32,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..messages import text as message  # "text" is a protocol here
 from ..providers import ProviderError, Tool, build_provider, choose_provider
 from ..providers.base import NO_OPTIONS, Wrapper
 from ..providers.replay import Divergence, Recorder
@@ -108,12 +109,11 @@ def load_tasks(path: Path = TASKS) -> list[Task]:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CLIError(f"--tasks {str(path)!r}: cannot read it ({exc})") from None
+        raise CLIError(message("error.tasks_unreadable", path=repr(str(path)), why=exc)) from None
     try:
         return [Task(**entry) for entry in data["task"]]
     except (KeyError, TypeError) as exc:
-        raise CLIError(f"--tasks {str(path)!r}: each [[task]] needs id, kind and prompt, "
-                       f"and only tools, args, answer besides ({exc})") from None
+        raise CLIError(message("error.tasks_shape", path=repr(str(path)), why=exc)) from None
 
 
 # ---------------------------------------------------------------- the loops, as imported
@@ -534,11 +534,12 @@ def cmd_compare(args, console: Console) -> int:
     protocols = list(dict.fromkeys(p.strip() for p in args.protocols.split(",") if p.strip()))
     for protocol in protocols:
         if protocol not in PROTOCOLS:
-            raise CLIError(f"no protocol {protocol!r}: choose from {', '.join(PROTOCOLS)}")
+            raise CLIError(message("error.no_protocol", protocol=repr(protocol),
+                                choices=", ".join(PROTOCOLS)))
     tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
     if args.quirk == "all":  # the offline model, once per quirk: the README's quirk table
         if args.provider not in (None, "offline"):
-            raise CLIError("--quirk all runs the offline model: leave out --provider")
+            raise CLIError(message("error.quirk_all"))
         summaries = quirk_summaries(tasks, protocols)
         print(json.dumps(summaries, indent=1) if args.json else quirk_markdown(summaries))
         return 0
@@ -552,9 +553,9 @@ def cmd_compare(args, console: Console) -> int:
             held, why = held_to_grammar(name, model)
             if held is None:  # the others still run: one line says what is left out
                 protocols.remove("constrained")
-                print(f"tao compare: constrained left out: {why}", file=sys.stderr)
+                print(message("compare.left_out", why=why), file=sys.stderr)
                 if not protocols:
-                    raise CLIError("no protocol left to run")
+                    raise CLIError(message("error.none_left"))
             else:
                 provider = router = ByProtocol(provider, held)
         if args.record:  # with the options that make the same run: `tao replay FILE`
@@ -568,8 +569,7 @@ def cmd_compare(args, console: Console) -> int:
         results = _run_with_progress(provider, protocols, tasks, args.runs, console,
                                      args.json, router)
     except Divergence as exc:
-        raise CLIError(f"{exc} (was the recording made with the same tasks, protocols "
-                       "and --runs?)") from None
+        raise CLIError(message("error.divergence", why=exc)) from None
     summary = summarise(results)
     if args.html:
         Path(args.html).write_text(html_report(summary, results, title), encoding="utf-8")

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from ..messages import text
 from .repo import CLIError, find_stage, stages
 
 CONTEXT = 3  # unchanged lines shown around each change, as `diff -u`
@@ -53,7 +54,7 @@ def stage_pair(a: str, b: str | None) -> tuple[Path, Path]:
     numbers = list(stages())
     index = numbers.index(new.name[:2])
     if index == 0:
-        raise CLIError(f"stage {new.name[:2]} is the first: nothing comes before it")
+        raise CLIError(text("error.first_stage", number=new.name[:2]))
     return stages()[numbers[index - 1]], new
 
 

@@ -146,7 +146,8 @@ def cmd_tour(args, console) -> int:
 
     provider = (args.provider or "offline").strip().lower()
     if provider not in PROVIDERS:  # said once here, not once per stage
-        raise CLIError(f"unknown provider {provider!r}: choose one of {', '.join(PROVIDERS)}")
+        raise CLIError(text("error.unknown_provider", provider=repr(provider),
+                            choices=", ".join(PROVIDERS)))
     try:  # a missing key or a bad setting would fail every stage the same way
         build_provider(provider, os.environ.get("TAO_MODEL") or None)
     except ProviderError as exc:
