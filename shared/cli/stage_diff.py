@@ -71,15 +71,15 @@ def cmd_diff(args, console: Console) -> int:
     old, new = stage_pair(args.a, args.b)
     diffs = changed_files(old, new)
     if not diffs:
-        console.print(Text(f"{old.name} and {new.name} are identical", "dim"))
+        console.print(Text(text("diff.identical", old=old.name, new=new.name), "dim"))
         return 0
     print_header(console, old, new, diffs, docs=args.docs)
     if args.stat:
         return 0
     side = args.side and console.width >= SIDE_MIN_WIDTH
     if args.side and not side:
-        console.print(Text(f"(--side needs a terminal at least {SIDE_MIN_WIDTH} columns wide;"
-                           f" this one has {console.width}: showing a unified diff)", "dim"))
+        console.print(Text(text("diff.too_narrow", need=SIDE_MIN_WIDTH, width=console.width),
+                           "dim"))
     for diff in diffs:
         if diff.is_doc and not args.docs:
             continue
@@ -104,9 +104,10 @@ def print_header(console: Console, old: Path, new: Path, diffs: list[FileDiff],
         line = Text(f"  {diff.name:<{width}}  ") + Text(f"+{added:<4}", "green")
         line += Text(f" -{removed:<4}", "red")
         if diff.is_doc and not docs:
-            line += Text("  (prose: shown with --docs)", "dim")
+            line += Text("  " + text("diff.prose"), "dim")
         console.print(line)
-    console.print(Text(f"  code: +{total_added} -{total_removed} lines", "bold"))
+    console.print(Text("  " + text("diff.code_lines", added=total_added,
+                                   removed=total_removed), "bold"))
 
 
 def _style(line: str) -> str:
