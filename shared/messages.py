@@ -115,6 +115,108 @@ MESSAGES = {
     "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
     "diff.code_lines": {"en": "code: +{added} -{removed} lines",
                         "fr": "code : +{added} -{removed} lignes"},
+    # tao compare on the terminal (--markdown, --quirk all and --html stay English)
+    "compare.title": {
+        "en": "tao compare · {provider} · {tasks} tasks × {runs}",
+        "fr": "tao compare · {provider} · {tasks} tâches × {runs}"},
+    "compare.comparing": {
+        "en": "comparing",
+        "fr": "comparaison"},
+    "compare.well_formed": {
+        "en": "well-formed calls",
+        "fr": "appels bien formés"},
+    "compare.right_tool": {
+        "en": "right tool",
+        "fr": "bon outil"},
+    "compare.right_args": {
+        "en": "right arguments",
+        "fr": "bons arguments"},
+    "compare.answer_ok": {
+        "en": "correct answer",
+        "fr": "réponse juste"},
+    "compare.unneeded": {
+        "en": "calls not needed",
+        "fr": "appels inutiles"},
+    "compare.missed": {
+        "en": "calls missed",
+        "fr": "appels manqués"},
+    "compare.iterations": {
+        "en": "iterations",
+        "fr": "itérations"},
+    "compare.tokens": {
+        "en": "tokens in / out",
+        "fr": "tokens entrée / sortie"},
+    "compare.wall_time": {
+        "en": "wall time",
+        "fr": "durée réelle"},
+    "compare.seconds": {
+        "en": "{seconds} s",
+        "fr": "{seconds} s"},
+    "compare.unreported": {
+        "en": "not reported by the server",
+        "fr": "non fournis par le serveur"},
+    "compare.not_counted": {
+        "en": " ({runs} runs not counted)",
+        "fr": " ({runs} exécutions non comptées)"},
+    "compare.estimated": {
+        "en": " (estimated)",
+        "fr": " (estimation)"},
+    "compare.error_row": {
+        "en": "error: {kind}",
+        "fr": "erreur : {kind}"},
+    "compare.by_kind": {
+        "en": "right answers, by kind of task",
+        "fr": "réponses justes, par type de tâche"},
+    "compare.kind": {
+        "en": "kind",
+        "fr": "type"},
+    "compare.report": {
+        "en": "report: {file} (opens from file://, nothing fetched)",
+        "fr": "rapport : {file} (s'ouvre depuis file://, rien n'est téléchargé)"},
+    "compare.fix.near_miss": {
+        "en": "near-miss coaching (stage 06) tells the model what was wrong; native calls "
+              "(stage 07) have no format to get wrong",
+        "fr": "le coaching des quasi-réussites (étape 06) dit au modèle ce qui n'allait pas ; "
+              "les appels natifs (étape 07) n'ont pas de format à rater"},
+    "compare.fix.call_as_answer": {
+        "en": "a call the parser missed became the answer: native calls (stage 07), or "
+              "constrained decoding so only the JSON line can be written",
+        "fr": "un appel que l'analyseur a manqué est devenu la réponse : appels natifs (étape "
+              "07), ou décodage contraint pour que seule la ligne JSON puisse s'écrire"},
+    "compare.fix.broken_args": {
+        "en": "constrained decoding (a grammar) keeps arguments valid JSON; the loop feeds the "
+              "error back so the model can retry (stage 07)",
+        "fr": "le décodage contraint (une grammaire) garde des arguments en JSON valide ; la "
+              "boucle renvoie l'erreur pour que le modèle réessaie (étape 07)"},
+    "compare.fix.unknown_tool": {
+        "en": "the registry's error names the real tools (stage 06); native calls send the "
+              "tool list as schema, not prose",
+        "fr": "l'erreur du registre nomme les vrais outils (étape 06) ; les appels natifs "
+              "envoient la liste des outils en schéma, pas en prose"},
+    "compare.fix.missing_arg": {
+        "en": "the schema's `required` list (stage 07) and an error the model reads",
+        "fr": "la liste `required` du schéma (étape 07) et une erreur que le modèle lit"},
+    "compare.fix.tool_error": {
+        "en": "errors as observations (stage 05): the model reads what went wrong",
+        "fr": "les erreurs comme observations (étape 05) : le modèle lit ce qui s'est mal passé"},
+    "compare.fix.missed_call": {
+        "en": "native calls with tool_choice=\"required\" (stage 07), or clearer tool "
+              "descriptions in the registry (stage 06)",
+        "fr": "les appels natifs avec tool_choice=\"required\" (étape 07), ou des descriptions "
+              "d'outils plus claires dans le registre (étape 06)"},
+    "compare.fix.unneeded_call": {
+        "en": "tool_choice=\"none\" for a turn that needs no tool (stage 07)",
+        "fr": "tool_choice=\"none\" pour un tour qui n'a besoin d'aucun outil (étape 07)"},
+    "compare.fix.iteration_cap": {
+        "en": "a budget: MAX_ITERATIONS, and an honest summary at the cap (stage 09)",
+        "fr": "un budget : MAX_ITERATIONS, et un résumé honnête à la limite (étape 09)"},
+    "compare.fix.cut_off": {
+        "en": "a budget for the reply: max_tokens, and stop reasons as data (stage 09)",
+        "fr": "un budget pour la réponse : max_tokens, et les raisons d'arrêt comme données "
+              "(étape 09)"},
+    "compare.fix.provider": {
+        "en": "the provider's error, as one line: see `tao doctor`",
+        "fr": "l'erreur du fournisseur, en une ligne : voir `tao doctor`"},
     # tao doctor: a mark, what was checked, and " → " the fix
     "doctor.ok": {"en": "ok", "fr": "ok"},
     "doctor.fix": {"en": "fix", "fr": "à faire"},

@@ -292,3 +292,28 @@ def test_diff_counts_the_same_lines_in_either_language():
     files = [[line.split()[0] for line in out.splitlines()[:-1]] for out in (en, fr)]
     assert files[0] == files[1]  # the same header and files, in the same order
     assert messages.text("diff.prose", "fr") in fr and messages.text("diff.prose", "en") in en
+
+
+def test_compare_speaks_french_on_the_terminal_but_its_markdown_stays_english(monkeypatch):
+    from rich.console import Console
+
+    from shared.cli import compare
+
+    counts = {"runs": 2, "calls": 3, "well_formed": 3, "right_tool": 2, "right_args": 1,
+              "answer_ok": 1, "unneeded_calls": 0, "missed_calls": 1, "iterations": 4,
+              "tokens_in": 10, "tokens_out": 5, "tokens_estimated": True,
+              "tokens_unreported": 0, "seconds": 0.5, "errors": {"missed_call": 1}}
+    summary = {"text": counts, "native": dict(counts, errors={})}
+    shown = {}
+    for lang in ("en", "fr"):
+        monkeypatch.setenv("TAO_LANG", lang)
+        console = Console(width=200, record=True, color_system=None)
+        console.print(compare.table(summary, "title"))
+        shown[lang] = (console.export_text(), compare.next_steps(summary),
+                       compare.markdown(summary))
+    (en_table, en_steps, en_md), (fr_table, fr_steps, fr_md) = shown["en"], shown["fr"]
+    assert fr_md == en_md  # stage 07's READMEs embed it in English, in both languages
+    assert fr_table != en_table and fr_steps != en_steps
+    assert re.findall(r"\d+", fr_table) == re.findall(r"\d+", en_table)  # the same counts
+    assert messages.text("compare.well_formed", "fr") in fr_table
+    assert [step.split(":")[0] for step in fr_steps] == [s.split(":")[0] for s in en_steps]
