@@ -266,6 +266,9 @@ MESSAGES = {
     "error.unknown_provider": {"en": "unknown provider {provider}: choose one of {choices}",
                                "fr": "fournisseur inconnu {provider} : choisissez parmi "
                                      "{choices}"},
+    "error.no_exercise": {"en": "no exercise {ref}: choose 1 to {total} (see `tao list`)",
+                          "fr": "pas d'exercice {ref} : choisissez de 1 à {total} (voir "
+                                "`tao list`)"},
     "error.all_done": {"en": "every exercise is done: name one, e.g. `tao {verb} 3`",
                        "fr": "tous les exercices sont réussis : nommez-en un, par exemple "
                              "`tao {verb} 3`"},
