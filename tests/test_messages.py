@@ -255,3 +255,65 @@ def test_without_its_french_file_an_exercise_keeps_its_english_words(tmp_path, m
     french, english = state.load("fr"), state.load("en")
     assert [(e.title, e.hint, e.task) for e in french] == [
         (e.title, e.hint, e.task) for e in english]
+
+
+WIDE = "250"  # one check, one file, one line
+
+
+def test_a_one_line_error_speaks_french_and_english_stays_the_default():
+    en, fr = (run_tao("diff", "01", TAO_LANG=lang) for lang in ("en", "fr"))
+    unset = run_tao("diff", "01", TAO_LANG="", LC_ALL="", LC_MESSAGES="", LANG="C.UTF-8")
+    assert en.returncode == fr.returncode == 2 and en.stderr != fr.stderr
+    for lang, done in (("en", en), ("fr", fr)):
+        why = messages.text("error.first_stage", lang, number="01")
+        assert done.stderr == messages.text("error.line", lang, verb="diff", error=why) + "\n"
+    assert unset.stderr == en.stderr  # no language asked for: English, as before
+
+
+def test_doctor_checks_the_same_things_in_french_keeping_names_and_commands():
+    en, fr = (run_tao("doctor", "--provider", "openai", TAO_LANG=lang, COLUMNS=WIDE)
+              for lang in ("en", "fr"))
+    assert en.returncode == fr.returncode == 1  # the missing key, in either language
+    en_lines, fr_lines = en.stdout.splitlines(), fr.stdout.splitlines()
+    assert len(en_lines) == len(fr_lines) and en_lines != fr_lines
+    marks = messages.text("doctor.ok", "fr"), messages.text("doctor.fix", "fr")
+    assert all(line.startswith(marks) for line in fr_lines), fr.stdout
+    flagged = [line for line in fr_lines if line.startswith(marks[1] + " ")]
+    key = messages.text("doctor.key_unset", "fr", var="OPENAI_API_KEY")
+    assert any(key in line and "export OPENAI_API_KEY=" in line for line in flagged), fr.stdout
+    provider = messages.text("doctor.provider", "fr", name="openai", why="")
+    assert fr_lines[0].removeprefix(marks[0]).lstrip().startswith(provider.removesuffix("()"))
+
+
+def test_diff_counts_the_same_lines_in_either_language():
+    en, fr = (run_tao("diff", "02", "--stat", TAO_LANG=lang, COLUMNS=WIDE).stdout
+              for lang in ("en", "fr"))
+    assert en != fr and re.findall(r"\d+", en) == re.findall(r"\d+", fr)
+    files = [[line.split()[0] for line in out.splitlines()[:-1]] for out in (en, fr)]
+    assert files[0] == files[1]  # the same header and files, in the same order
+    assert messages.text("diff.prose", "fr") in fr and messages.text("diff.prose", "en") in en
+
+
+def test_compare_speaks_french_on_the_terminal_but_its_markdown_stays_english(monkeypatch):
+    from rich.console import Console
+
+    from shared.cli import compare
+
+    counts = {"runs": 2, "calls": 3, "well_formed": 3, "right_tool": 2, "right_args": 1,
+              "answer_ok": 1, "unneeded_calls": 0, "missed_calls": 1, "iterations": 4,
+              "tokens_in": 10, "tokens_out": 5, "tokens_estimated": True,
+              "tokens_unreported": 0, "seconds": 0.5, "errors": {"missed_call": 1}}
+    summary = {"text": counts, "native": dict(counts, errors={})}
+    shown = {}
+    for lang in ("en", "fr"):
+        monkeypatch.setenv("TAO_LANG", lang)
+        console = Console(width=200, record=True, color_system=None)
+        console.print(compare.table(summary, "title"))
+        shown[lang] = (console.export_text(), compare.next_steps(summary),
+                       compare.markdown(summary))
+    (en_table, en_steps, en_md), (fr_table, fr_steps, fr_md) = shown["en"], shown["fr"]
+    assert fr_md == en_md  # stage 07's READMEs embed it in English, in both languages
+    assert fr_table != en_table and fr_steps != en_steps
+    assert re.findall(r"\d+", fr_table) == re.findall(r"\d+", en_table)  # the same counts
+    assert messages.text("compare.well_formed", "fr") in fr_table
+    assert [step.split(":")[0] for step in fr_steps] == [s.split(":")[0] for s in en_steps]

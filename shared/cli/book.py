@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..messages import LANGUAGES, MESSAGES
+from ..messages import text as message  # `text` names a page's text here
 from .repo import ROOT, CLIError
 from .stage_diff import CONTEXT, FileDiff, changed_files
 from .stage_verbs import stage_summary
@@ -502,7 +503,7 @@ def plan(book: Book) -> list[tuple[str, Callable[[], None]]]:
     as progress; each writes pages into book.pages."""
     stages = book.stages()
     if not stages:
-        raise CLIError(f"no stages under {book.root / 'stages'}: is this the tao repository?")
+        raise CLIError(message("error.book_no_stages", folder=book.root / "stages"))
     reports: list[tuple[str, str]] = []
     steps = [("comparing text and native (tao compare, offline)",
               lambda: reports.extend(book.comparisons(book.root)))]
@@ -565,10 +566,9 @@ def finish(book: Book) -> None:
 def check_out(out: Path) -> None:
     """CLIError unless `out` is new, empty, or a book this command built (which it empties)."""
     if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {out}: a file is there, not a folder")
+        raise CLIError(message("error.book_out_file", out=out))
     if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise CLIError(f"--out {out}: the folder is not empty and not a book tao built; "
-                       "choose an empty or new folder")
+        raise CLIError(message("error.book_out_not_empty", out=out))
 
 
 def write(book: Book, out: Path) -> None:
@@ -611,8 +611,7 @@ def cmd_book(args, console: Console) -> int:
         import markdown_it  # noqa: F401  (rich's dependency; a broken install lacks it)
         import pygments  # noqa: F401
     except ImportError as exc:
-        raise CLIError(f"{exc.name} is missing: `uv sync` installs it (rich needs it "
-                       "too)") from None
+        raise CLIError(message("error.book_missing", name=exc.name)) from None
     from rich.progress import Progress
 
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
@@ -623,7 +622,8 @@ def cmd_book(args, console: Console) -> int:
 
         book = build(out, ROOT, progress=step)
     start = out / "index.html"
-    console.print(f"book: {len(book.pages)} pages in {out} · open {start.as_uri()}",
+    console.print(message("book_verb.done", pages=len(book.pages), out=out,
+                          start=start.as_uri()),
                   markup=False, highlight=False)
     if args.open:
         webbrowser.open(start.as_uri())

@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.verb](args, console)
     except CLIError as exc:
-        print(f"tao {args.verb}: {exc}", file=sys.stderr)
+        print(text("error.line", verb=args.verb, error=exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\n{text('interrupted')}", file=sys.stderr)

@@ -32,6 +32,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..messages import text as message  # "text" is a protocol here
 from ..providers import ProviderError, Tool, build_provider, choose_provider
 from ..providers.base import NO_OPTIONS, Wrapper
 from ..providers.replay import Divergence, Recorder
@@ -46,24 +47,9 @@ STAND_INS = ("search", "lookup")  # stage 10's, added to both registries
 FROZEN_NOW = "2026-01-02T03:04:05+00:00"  # what `now` says in a comparison: runs replay
 
 # each failure kind, and the fix the kit teaches for it
-FIXES = {
-    "near_miss": "near-miss coaching (stage 06) tells the model what was wrong; "
-                 "native calls (stage 07) have no format to get wrong",
-    "call_as_answer": "a call the parser missed became the answer: native calls (stage 07), "
-                      "or constrained decoding so only the JSON line can be written",
-    "broken_args": "constrained decoding (a grammar) keeps arguments valid JSON; the loop "
-                   "feeds the error back so the model can retry (stage 07)",
-    "unknown_tool": "the registry's error names the real tools (stage 06); native calls "
-                    "send the tool list as schema, not prose",
-    "missing_arg": "the schema's `required` list (stage 07) and an error the model reads",
-    "tool_error": "errors as observations (stage 05): the model reads what went wrong",
-    "missed_call": "native calls with tool_choice=\"required\" (stage 07), or clearer "
-                   "tool descriptions in the registry (stage 06)",
-    "unneeded_call": "tool_choice=\"none\" for a turn that needs no tool (stage 07)",
-    "iteration_cap": "a budget: MAX_ITERATIONS, and an honest summary at the cap (stage 09)",
-    "cut_off": "a budget for the reply: max_tokens, and stop reasons as data (stage 09)",
-    "provider": "the provider's error, as one line: see `tao doctor`",
-}
+FIXES = {kind: f"compare.fix.{kind}" for kind in (  # their words: shared/messages.py
+    "near_miss", "call_as_answer", "broken_args", "unknown_tool", "missing_arg", "tool_error",
+    "missed_call", "unneeded_call", "iteration_cap", "cut_off", "provider")}
 
 
 @dataclass
@@ -108,12 +94,11 @@ def load_tasks(path: Path = TASKS) -> list[Task]:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CLIError(f"--tasks {str(path)!r}: cannot read it ({exc})") from None
+        raise CLIError(message("error.tasks_unreadable", path=repr(str(path)), why=exc)) from None
     try:
         return [Task(**entry) for entry in data["task"]]
     except (KeyError, TypeError) as exc:
-        raise CLIError(f"--tasks {str(path)!r}: each [[task]] needs id, kind and prompt, "
-                       f"and only tools, args, answer besides ({exc})") from None
+        raise CLIError(message("error.tasks_shape", path=repr(str(path)), why=exc)) from None
 
 
 # ---------------------------------------------------------------- the loops, as imported
@@ -341,39 +326,42 @@ def summarise(results: list[Result]) -> dict[str, dict]:
     return out
 
 
-ROWS = [("well-formed calls", lambda s: f"{s['well_formed']}/{s['calls']}"),
-        ("right tool", lambda s: f"{s['right_tool']}/{s['runs']}"),
-        ("right arguments", lambda s: f"{s['right_args']}/{s['runs']}"),
-        ("correct answer", lambda s: f"{s['answer_ok']}/{s['runs']}"),
-        ("calls not needed", lambda s: str(s["unneeded_calls"])),
-        ("calls missed", lambda s: str(s["missed_calls"])),
-        ("iterations", lambda s: str(s["iterations"])),
-        ("tokens in / out", lambda s: _tokens(s)),
-        ("wall time", lambda s: f"{s['seconds']:.2f} s")]
+# (the label's message id, the cell); `lang` only for the words some cells hold
+ROWS = [("compare.well_formed", lambda s, lang: f"{s['well_formed']}/{s['calls']}"),
+        ("compare.right_tool", lambda s, lang: f"{s['right_tool']}/{s['runs']}"),
+        ("compare.right_args", lambda s, lang: f"{s['right_args']}/{s['runs']}"),
+        ("compare.answer_ok", lambda s, lang: f"{s['answer_ok']}/{s['runs']}"),
+        ("compare.unneeded", lambda s, lang: str(s["unneeded_calls"])),
+        ("compare.missed", lambda s, lang: str(s["missed_calls"])),
+        ("compare.iterations", lambda s, lang: str(s["iterations"])),
+        ("compare.tokens", lambda s, lang: _tokens(s, lang)),
+        ("compare.wall_time", lambda s, lang: message("compare.seconds", lang,
+                                                      seconds=f"{s['seconds']:.2f}"))]
 
 
-def _tokens(s: dict) -> str:
+def _tokens(s: dict, lang: str | None = None) -> str:
     """The token counts, said to be estimates or missing where they are: a server that
     sends no counts gets no 0 in the table."""
     if s.get("tokens_unreported", 0) == s["runs"]:
-        return "not reported by the server"
+        return message("compare.unreported", lang)
     counts = f"{s['tokens_in']} / {s['tokens_out']}"
     if s.get("tokens_unreported"):
-        counts += f" ({s['tokens_unreported']} runs not counted)"
-    return counts + (" (estimated)" if s["tokens_estimated"] else "")
+        counts += message("compare.not_counted", lang, runs=s["tokens_unreported"])
+    return counts + (message("compare.estimated", lang) if s["tokens_estimated"] else "")
 
 
-def table(summary: dict, title: str) -> Table:
-    """The summary as a rich table, one column per protocol."""
+def table(summary: dict, title: str, lang: str | None = None) -> Table:
+    """The summary as a rich table, one column per protocol, in `lang` (tao's language)."""
     grid = Table(title=title, title_justify="left")
     grid.add_column("")
     for protocol in summary:
         grid.add_column(protocol, justify="right")
     for label, show in ROWS:
-        grid.add_row(label, *(show(s) for s in summary.values()))
+        grid.add_row(message(label, lang), *(show(s, lang) for s in summary.values()))
     kinds = sorted({kind for s in summary.values() for kind in s["errors"]})
     for kind in kinds:
-        grid.add_row(f"error: {kind}", *(str(s["errors"].get(kind, 0)) for s in summary.values()))
+        grid.add_row(message("compare.error_row", lang, kind=kind),
+                     *(str(s["errors"].get(kind, 0)) for s in summary.values()))
     return grid
 
 
@@ -388,11 +376,11 @@ def by_kind(results: list[Result]) -> dict[str, dict[str, str]]:
             for kind, cells in out.items()}
 
 
-def kind_table(kinds: dict[str, dict[str, str]]) -> Table:
+def kind_table(kinds: dict[str, dict[str, str]], lang: str | None = None) -> Table:
     """Right answers per task kind, one column per protocol."""
     protocols = list(dict.fromkeys(p for cells in kinds.values() for p in cells))
-    grid = Table(title="right answers, by kind of task", title_justify="left")
-    grid.add_column("kind")
+    grid = Table(title=message("compare.by_kind", lang), title_justify="left")
+    grid.add_column(message("compare.kind", lang))
     for protocol in protocols:
         grid.add_column(protocol, justify="right")
     for kind, cells in kinds.items():
@@ -400,18 +388,20 @@ def kind_table(kinds: dict[str, dict[str, str]]) -> Table:
     return grid
 
 
-def next_steps(summary: dict) -> list[str]:
+def next_steps(summary: dict, lang: str | None = None) -> list[str]:
     """One line per failure kind seen: where it happened, and the fix the kit teaches."""
     kinds = sorted({kind for s in summary.values() for kind in s["errors"]})
     return [f"{kind} ({', '.join(p for p, s in summary.items() if kind in s['errors'])}): "
-            f"{FIXES[kind]}" for kind in kinds]
+            f"{message(FIXES[kind], lang)}" for kind in kinds]
 
 
 def markdown(summary: dict) -> str:
-    """The summary as a Markdown table (what the README's tables are)."""
+    """The summary as a Markdown table (what the README's tables are). English whatever
+    tao's language: stage 07's README and its French twin embed it as it is."""
     lines = ["| | " + " | ".join(summary) + " |", "|---|" + "---:|" * len(summary)]
     for label, show in ROWS[:-1]:  # wall time differs run to run: not in a checked table
-        lines.append(f"| {label} | " + " | ".join(show(s) for s in summary.values()) + " |")
+        lines.append(f"| {message(label, 'en')} | "
+                     + " | ".join(show(s, "en") for s in summary.values()) + " |")
     return "\n".join(lines)
 
 
@@ -484,14 +474,14 @@ def html_report(summary: dict, results: list[Result], title: str) -> str:
     """A page that opens from file:// with nothing fetched: the chart, the table, the next
     steps, and every task's row."""
     head = "".join(f"<th>{html.escape(p)}</th>" for p in summary)
-    body = "".join(f"<tr><td>{label}</td>" + "".join(f"<td>{show(s)}</td>"
-                   for s in summary.values()) + "</tr>" for label, show in ROWS)
+    body = "".join(f"<tr><td>{message(label, 'en')}</td>" + "".join(  # the page: English
+        f"<td>{show(s, 'en')}</td>" for s in summary.values()) + "</tr>" for label, show in ROWS)
     tasks = "".join(
         f"<tr><td>{html.escape(r.task)}</td><td>{r.protocol}</td><td>{html.escape(r.kind)}</td>"
         f"<td>{'✓' if r.right_tool else '✗'}</td><td>{'✓' if r.right_args else '✗'}</td>"
         f"<td>{'✓' if r.answer_ok else '✗'}</td><td>{html.escape(', '.join(r.errors))}</td>"
         f"<td>{html.escape(r.answer[:160])}</td></tr>" for r in results)
-    steps = "".join(f"<li>{html.escape(line)}</li>" for line in next_steps(summary))
+    steps = "".join(f"<li>{html.escape(line)}</li>" for line in next_steps(summary, "en"))
     kinds = by_kind(results)
     kind_rows = "".join(f"<tr><td>{html.escape(kind)}</td>" + "".join(
         f"<td>{cells.get(p, '–')}</td>" for p in summary) + "</tr>"
@@ -534,11 +524,12 @@ def cmd_compare(args, console: Console) -> int:
     protocols = list(dict.fromkeys(p.strip() for p in args.protocols.split(",") if p.strip()))
     for protocol in protocols:
         if protocol not in PROTOCOLS:
-            raise CLIError(f"no protocol {protocol!r}: choose from {', '.join(PROTOCOLS)}")
+            raise CLIError(message("error.no_protocol", protocol=repr(protocol),
+                                choices=", ".join(PROTOCOLS)))
     tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
     if args.quirk == "all":  # the offline model, once per quirk: the README's quirk table
         if args.provider not in (None, "offline"):
-            raise CLIError("--quirk all runs the offline model: leave out --provider")
+            raise CLIError(message("error.quirk_all"))
         summaries = quirk_summaries(tasks, protocols)
         print(json.dumps(summaries, indent=1) if args.json else quirk_markdown(summaries))
         return 0
@@ -552,9 +543,9 @@ def cmd_compare(args, console: Console) -> int:
             held, why = held_to_grammar(name, model)
             if held is None:  # the others still run: one line says what is left out
                 protocols.remove("constrained")
-                print(f"tao compare: constrained left out: {why}", file=sys.stderr)
+                print(message("compare.left_out", why=why), file=sys.stderr)
                 if not protocols:
-                    raise CLIError("no protocol left to run")
+                    raise CLIError(message("error.none_left"))
             else:
                 provider = router = ByProtocol(provider, held)
         if args.record:  # with the options that make the same run: `tao replay FILE`
@@ -563,16 +554,17 @@ def cmd_compare(args, console: Console) -> int:
             provider = Recorder(provider, args.record, {"verb": "compare", "argv": again})
     except (ProviderError, TypeError) as exc:
         raise CLIError(str(exc)) from None
-    title = f"tao compare · {provider.describe()} · {len(tasks)} tasks × {args.runs}"
+    run = {"provider": provider.describe(), "tasks": len(tasks), "runs": args.runs}
+    title = message("compare.title", **run)
     try:
         results = _run_with_progress(provider, protocols, tasks, args.runs, console,
                                      args.json, router)
     except Divergence as exc:
-        raise CLIError(f"{exc} (was the recording made with the same tasks, protocols "
-                       "and --runs?)") from None
+        raise CLIError(message("error.divergence", why=exc)) from None
     summary = summarise(results)
     if args.html:
-        Path(args.html).write_text(html_report(summary, results, title), encoding="utf-8")
+        page = html_report(summary, results, message("compare.title", "en", **run))
+        Path(args.html).write_text(page, encoding="utf-8")  # a file: English, like --markdown
     if args.json:
         print(json.dumps({"provider": provider.describe(), "tasks": len(tasks),
                           "runs": args.runs, "summary": summary, "by_kind": by_kind(results),
@@ -586,7 +578,7 @@ def cmd_compare(args, console: Console) -> int:
     for line in next_steps(summary):
         console.print(f"• {line}", markup=False, highlight=False)
     if args.html:
-        console.print(f"report: {args.html} (opens from file://, nothing fetched)",
+        console.print(message("compare.report", file=args.html),
                       markup=False)
     return 0
 
@@ -599,5 +591,5 @@ def _run_with_progress(provider, protocols, tasks, runs, console, quiet,
     from rich.progress import Progress
 
     with Progress(console=console, transient=True) as bar:
-        job = bar.add_task("comparing", total=len(tasks) * len(protocols) * runs)
+        job = bar.add_task(message("compare.comparing"), total=len(tasks) * len(protocols) * runs)
         return compare(provider, protocols, tasks, runs, lambda: bar.advance(job), router)

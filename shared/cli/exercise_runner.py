@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..messages import text
 from .exercise_state import Exercise, Result, save_results, statuses
 from .repo import ROOT, CLIError
 
@@ -46,8 +47,7 @@ def run_tests(exercises: list[Exercise]) -> dict[str, Result]:
     results = {e.name: _judge(e, records.get(e.name, []), hung, each) for e in exercises}
     if not hung and any(r is None for r in results.values()):
         tail = output.strip().splitlines()[-1:]
-        raise CLIError("the exercise tests did not run" + (f" ({tail[0]})" if tail else "")
-                       + ": `uv run pytest tests/exercises -x` shows why")
+        raise CLIError(text("error.tests_did_not_run", why=f" ({tail[0]})" if tail else ""))
     return results
 
 

@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..messages import language
+from ..messages import language, text
 from .repo import EXERCISE_TESTS, EXERCISES, ROOT
 
 STUBS = EXERCISES / ".stubs"  # the untouched stubs: what `tao reset` restores, git or not
@@ -107,7 +107,7 @@ def find(ref: str) -> Exercise:
         if ref.isdigit() and int(ref) == exercise.number or ref in (exercise.name,
                                                                      exercise.name[1:3]):
             return exercise
-    raise ValueError(f"no exercise {ref!r}: choose 1 to {len(exercises)} (see `tao list`)")
+    raise ValueError(text("error.no_exercise", ref=repr(ref), total=len(exercises)))
 
 
 # ---------------------------------------------------------------- status

@@ -30,7 +30,7 @@ def _exercise(ref: str | None, verb: str) -> Exercise:
         exercises = load()
         focus = current(exercises, statuses(exercises))
         if focus is None:
-            raise CLIError(f"every exercise is done: name one, e.g. `tao {verb} 3`")
+            raise CLIError(text("error.all_done", verb=verb))
         return focus
     try:
         return find(ref)
@@ -45,8 +45,7 @@ def cmd_check(args, console) -> int:
     """Check the current exercise, exercise N, or all with --all; show progress and what
     to do. Exit 0 when what was checked passes, 1 when it does not."""
     if args.all and args.exercise:
-        raise CLIError("check one exercise (`tao check N`) or all (`tao check --all`), "
-                       "not both")
+        raise CLIError(text("error.check_both"))
     exercises = load()
     chosen = _exercise(args.exercise, "check") if args.exercise else None
     if chosen is not None:
@@ -87,23 +86,20 @@ def cmd_reset(args, console) -> int:
     """Put the shipped stub back (asks first); works without git."""
     e = _exercise(args.exercise, "reset")
     if not e.stub.exists():
-        raise CLIError(f"the original of {e.where()} is missing from exercises/.stubs/: "
-                       "restore it from the repository you cloned")
+        raise CLIError(text("error.no_original", file=e.where()))
     stub = e.stub.read_text(encoding="utf-8")
     if e.path.exists() and e.path.read_text(encoding="utf-8") == stub:
-        console.print(Text(f"{e.where()} is already the original stub"))
+        console.print(Text(text("watch.is_stub", file=e.where())))
         return 0
     if not args.yes:
         if not sys.stdin.isatty():
-            raise CLIError(f"resetting {e.where()} throws your work away: add --yes to "
-                           "confirm")
-        answer = console.input(f"Restore {e.where()} to its stub? Your changes will be "
-                               "lost [y/N] ")
+            raise CLIError(text("error.reset_needs_yes", file=e.where()))
+        answer = console.input(text("reset.ask", file=e.where()))
         if answer.strip().lower() not in ("y", "yes"):
-            console.print(Text("left as it is"))
+            console.print(Text(text("reset.kept")))
             return 1
     restore_stub(e)
-    console.print(Text(f"{e.where()} is the stub again"))
+    console.print(Text(text("watch.reset", file=e.where())))
     return 0
 
 
@@ -114,13 +110,12 @@ def cmd_solution(args, console) -> int:
     to fold."""
     e = _exercise(args.exercise, "solution")
     say = console if console.is_terminal else make_console(file=sys.stderr)
-    say.print(Text(f"checking exercise {e.number} first…", "dim"))
+    say.print(Text(text("solution.checking", number=e.number), "dim"))
     result = check_and_save([e])[e.name]
     if result.status != "done":
-        raise CLIError(f"exercise {e.number} does not pass yet: try it first (`tao check`,"
-                       f" `tao hint {e.number}`); the solution opens once it passes")
-    say.print(Text(f"Reference solution for exercise {e.number}, {e.title} "
-                   f"(exercises/solutions/{e.name}.py):", "bold"))
+        raise CLIError(text("error.not_passing", number=e.number))
+    say.print(Text(text("solution.head", number=e.number, title=e.title,
+                        file=f"exercises/solutions/{e.name}.py"), "bold"))
     source = e.solution.read_text(encoding="utf-8")
     if not console.is_terminal:
         sys.stdout.write(source)

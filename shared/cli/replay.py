@@ -20,6 +20,7 @@ import runpy
 import sys
 from pathlib import Path
 
+from ..messages import text
 from ..providers.replay import session_of
 from .repo import LOCAL_NAMES, CLIError, find_stage
 
@@ -29,19 +30,19 @@ def read_recording(path: str) -> list[dict]:
     try:
         entries = json.loads(Path(path).read_text(encoding="utf-8"))
     except IsADirectoryError:
-        raise CLIError(f"{path!r} is a folder: name a recording (a --record FILE)") from None
+        raise CLIError(text("error.replay_folder", path=repr(path))) from None
     except FileNotFoundError:
-        raise CLIError(f"{path!r}: no such file") from None
+        raise CLIError(text("error.replay_missing", path=repr(path))) from None
     except OSError as exc:
-        raise CLIError(f"{path!r}: cannot read it ({exc.strerror})") from None
+        raise CLIError(text("error.replay_unreadable", path=repr(path),
+                            why=exc.strerror)) from None
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        raise CLIError(f"{path!r} is not valid JSON ({exc})") from None
+        raise CLIError(text("error.replay_not_json", path=repr(path), why=exc)) from None
     if not isinstance(entries, list) or not all(
             isinstance(e, dict) and isinstance(e.get("request"), dict) for e in entries):
-        raise CLIError(f"{path!r} is not a recording: --record writes a JSON list of "
-                       '{"request": ..., "text": ...} entries')
+        raise CLIError(text("error.replay_not_recording", path=repr(path)))
     if not entries:
-        raise CLIError(f"{path!r} holds no model call: nothing to replay")
+        raise CLIError(text("error.replay_empty", path=repr(path)))
     return entries
 
 
@@ -51,8 +52,7 @@ def replay_plan(path: str, stage: str | None = None) -> tuple[Path, list[str], s
     session, typed = session_of(read_recording(path))
     recorded = session.get("stage")
     if not (stage or recorded):
-        raise CLIError(f"{path!r} does not say which stage made it (recorded before "
-                       "recordings kept that): name it with --stage N")
+        raise CLIError(text("error.replay_no_stage", path=repr(path)))
     folder = find_stage(stage or recorded)
     argv = [str(arg) for arg in session.get("argv", [])]
     if recorded and folder != find_stage(recorded):
@@ -95,6 +95,5 @@ def cmd_replay(args, console) -> int:
         return cmd_compare(again, console)
     folder, argv, stdin = replay_plan(args.file, args.stage)
     if stdin is None:
-        print(f"tao replay: {args.file} does not hold what was typed (it was recorded "
-              "before recordings kept that): type the same lines again", file=sys.stderr)
+        print(text("replay.not_typed", file=args.file), file=sys.stderr)
     return run_stage_here(folder, argv, stdin)

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from ..messages import text
+
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ROOT / "stages"
 EXERCISES = ROOT / "exercises"
@@ -37,8 +39,8 @@ def find_stage(ref: str) -> Path:
     head = ref.split("_")[0]
     key = head.zfill(2) if head.isdigit() else ref
     if key not in known:
-        raise CLIError(f"no stage {ref!r}: the stages are {', '.join(known) or 'none yet'}"
-                       " (see `tao list`)")
+        raise CLIError(text("error.no_stage", ref=repr(ref),
+                            known=", ".join(known) or text("error.no_stages_yet")))
     return known[key]
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from ..messages import text
 from .repo import CLIError, find_stage, stages
 
 CONTEXT = 3  # unchanged lines shown around each change, as `diff -u`
@@ -53,7 +54,7 @@ def stage_pair(a: str, b: str | None) -> tuple[Path, Path]:
     numbers = list(stages())
     index = numbers.index(new.name[:2])
     if index == 0:
-        raise CLIError(f"stage {new.name[:2]} is the first: nothing comes before it")
+        raise CLIError(text("error.first_stage", number=new.name[:2]))
     return stages()[numbers[index - 1]], new
 
 
@@ -70,15 +71,15 @@ def cmd_diff(args, console: Console) -> int:
     old, new = stage_pair(args.a, args.b)
     diffs = changed_files(old, new)
     if not diffs:
-        console.print(Text(f"{old.name} and {new.name} are identical", "dim"))
+        console.print(Text(text("diff.identical", old=old.name, new=new.name), "dim"))
         return 0
     print_header(console, old, new, diffs, docs=args.docs)
     if args.stat:
         return 0
     side = args.side and console.width >= SIDE_MIN_WIDTH
     if args.side and not side:
-        console.print(Text(f"(--side needs a terminal at least {SIDE_MIN_WIDTH} columns wide;"
-                           f" this one has {console.width}: showing a unified diff)", "dim"))
+        console.print(Text(text("diff.too_narrow", need=SIDE_MIN_WIDTH, width=console.width),
+                           "dim"))
     for diff in diffs:
         if diff.is_doc and not args.docs:
             continue
@@ -103,9 +104,10 @@ def print_header(console: Console, old: Path, new: Path, diffs: list[FileDiff],
         line = Text(f"  {diff.name:<{width}}  ") + Text(f"+{added:<4}", "green")
         line += Text(f" -{removed:<4}", "red")
         if diff.is_doc and not docs:
-            line += Text("  (prose: shown with --docs)", "dim")
+            line += Text("  " + text("diff.prose"), "dim")
         console.print(line)
-    console.print(Text(f"  code: +{total_added} -{total_removed} lines", "bold"))
+    console.print(Text("  " + text("diff.code_lines", added=total_added,
+                                   removed=total_removed), "bold"))
 
 
 def _style(line: str) -> str:

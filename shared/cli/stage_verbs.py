@@ -146,7 +146,8 @@ def cmd_tour(args, console) -> int:
 
     provider = (args.provider or "offline").strip().lower()
     if provider not in PROVIDERS:  # said once here, not once per stage
-        raise CLIError(f"unknown provider {provider!r}: choose one of {', '.join(PROVIDERS)}")
+        raise CLIError(text("error.unknown_provider", provider=repr(provider),
+                            choices=", ".join(PROVIDERS)))
     try:  # a missing key or a bad setting would fail every stage the same way
         build_provider(provider, os.environ.get("TAO_MODEL") or None)
     except ProviderError as exc:
@@ -178,11 +179,14 @@ class _Checklist:
     def __init__(self, console):
         self.console, self.problems = console, 0
 
-    def line(self, ok: bool, text: str, fix: str = "") -> None:
+    def line(self, ok: bool, what: str, fix: str = "") -> None:
         """One line: a mark, what was checked, and the fix when it is not ok."""
         self.problems += not ok
-        mark = Text("ok   ", "green") if ok else Text("fix  ", "bold red")
-        self.console.print(mark + Text(text) + (Text(f" → {fix}", "yellow") if fix else Text()))
+        marks = text("doctor.ok"), text("doctor.fix")
+        width = max(map(len, marks)) + 2  # the checks line up in either language
+        mark = Text(marks[0].ljust(width), "green") if ok else Text(marks[1].ljust(width),
+                                                                     "bold red")
+        self.console.print(mark + Text(what) + (Text(f" → {fix}", "yellow") if fix else Text()))
 
 
 def cmd_doctor(args, console) -> int:
@@ -191,14 +195,14 @@ def cmd_doctor(args, console) -> int:
 
     check = _Checklist(console)
     name, why = choose_provider(args.provider)
-    check.line(True, f"provider: {name} ({why})")
+    check.line(True, text("doctor.provider", name=name, why=why))
     for provider_name, var in KEY_VARS.items():
         present = bool(os.environ.get(var))
         needed = name == provider_name and not (
             provider_name == "openai" and os.environ.get("OPENAI_BASE_URL"))
         check.line(present or not needed,
-                   f"{var}: {'set (value hidden)' if present else 'not set'}",
-                   "" if present or not needed else f"export {var}=<your key>")
+                   text("doctor.key_set" if present else "doctor.key_unset", var=var),
+                   "" if present or not needed else text("doctor.key_fix", var=var))
     try:
         # a check, not a conversation: no retries (the offline and local models need none)
         quick = {} if name in ("offline", "local") else {"max_retries": 0}
@@ -208,7 +212,7 @@ def cmd_doctor(args, console) -> int:
         check.line(False, str(exc))
         return 1
     if name == "offline":
-        check.line(True, f"model: {provider.describe()}: built in, needs no server or key")
+        check.line(True, text("doctor.offline", model=provider.describe()))
     elif name != "local":
         _check_server(check, provider, name, ProviderError)
     _check_local(check, name == "local", args.model or os.environ.get("TAO_MODEL") or None)
@@ -233,16 +237,16 @@ def _check_local(check: _Checklist, chosen: bool, model: str | None) -> None:
         path, why = None, str(exc).removeprefix("local: ")
     if bindings and path is not None:
         size = path.stat().st_size / 2**20
-        check.line(True, f"local model: {path.name} ({size:.0f} MiB, {path}), "
-                         f"run by {bindings} in this process")
+        check.line(True, text("doctor.local_ok", file=path.name, size=f"{size:.0f}",
+                              path=path, bindings=bindings))
     elif not chosen and not bindings and path is None:
-        check.line(True, f"local model (--provider local): not installed; `{INSTALL}` "
-                         "adds llama.cpp and SmolLM2-135M (94 MiB)")
+        check.line(True, text("doctor.local_absent", install=INSTALL))
     else:
-        missing = why if path is None else "llama-cpp-python is not installed"
-        fix = (f"run `{INSTALL}`" if not bindings or "not installed" in missing
-               else "point TAO_LOCAL_MODEL (or --model) at a .gguf file, or unset it")
-        check.line(False, f"local model: {missing}", fix)
+        missing = why if path is None else text("doctor.no_bindings")
+        fix = (text("doctor.install_fix", install=INSTALL)
+               if not bindings or "not installed" in missing  # `why`: the provider's English
+               else text("doctor.model_file_fix"))
+        check.line(False, text("doctor.local_problem", problem=missing), fix)
 
 
 def _check_server(check: _Checklist, provider, name: str, error: type) -> None:
@@ -251,12 +255,11 @@ def _check_server(check: _Checklist, provider, name: str, error: type) -> None:
     try:
         exists = provider.model_available()
     except error as exc:
-        check.line(False, f"server: {where} did not answer as expected", str(exc))
+        check.line(False, text("doctor.no_answer", where=where), str(exc))
         return
-    check.line(True, f"server: {where} answers")
-    fix = (f"ollama pull {provider.model}" if name == "ollama"
-           else "set TAO_MODEL (or --model) to a model your account has")
-    check.line(exists, f"model: {provider.model} {'exists' if exists else 'was not found'}",
-               "" if exists else fix)
+    check.line(True, text("doctor.answers", where=where))
+    fix = (f"ollama pull {provider.model}" if name == "ollama" else text("doctor.model_fix"))
+    check.line(exists, text("doctor.model_exists" if exists else "doctor.model_missing",
+                            model=provider.model), "" if exists else fix)
 
 
