@@ -531,3 +531,26 @@ def test_on_a_narrow_terminal_only_the_title_is_cut(width):
         assert cells[1:4] == [str(e.number), e.path.name, e.stage], (
             f"at {width} columns the row of exercise {e.number} lost a column: {row!r}")
         assert len(row) <= width
+
+
+def test_watch_offers_the_next_exercise_only_while_one_is_left(kit, monkeypatch):  # noqa: F811
+    from shared.messages import text
+
+    def drawn(focus, *done):
+        monkeypatch.setattr(watching, "statuses", lambda exercises: {
+            e.name: result("done" if e in done else "failing") for e in exercises})
+        shown = console()
+        watching._draw(shown, kit, focus, watching._Screen())
+        return text("watch.next") in shown.file.getvalue()
+
+    assert drawn(kit[0], kit[0]), "the one in focus is done, others are not: say n moves on"
+    assert not drawn(kit[0], *kit), "every exercise done: there is no next one to offer"
+    assert not drawn(kit[1], kit[0]), "the one in focus is not done yet"
+    assert not drawn(None, kit[0])
+
+
+@pytest.mark.parametrize("key", ["n", "z", "Y", "enter"])
+def test_watch_resets_only_on_a_y_whatever_other_key_comes(kit, key):  # noqa: F811
+    solve(kit[0])
+    watching._reset(console(), Keys(key), kit[0])
+    assert kit[0].path.read_bytes() != kit[0].stub.read_bytes(), f"{key!r} reset the work"
