@@ -554,3 +554,11 @@ def test_watch_resets_only_on_a_y_whatever_other_key_comes(kit, key):  # noqa: F
     solve(kit[0])
     watching._reset(console(), Keys(key), kit[0])
     assert kit[0].path.read_bytes() != kit[0].stub.read_bytes(), f"{key!r} reset the work"
+
+
+@pytest.mark.parametrize(("lines", "cut"), [(1, False), (11, False), (12, False), (13, True)])
+def test_a_failure_is_shown_whole_up_to_twelve_lines_then_cut_with_an_ellipsis(lines, cut):
+    message = "\n".join(f"line {n}" for n in range(1, lines + 1))
+    shown = screen._first_lines(message).splitlines()
+    assert shown[:12] == message.splitlines()[:12]
+    assert (shown[-1] == "…") is cut and len(shown) == min(lines, 12) + cut
