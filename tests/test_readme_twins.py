@@ -45,8 +45,6 @@ TWINNED = (
     "tests/README.md",
 )
 OPTIONAL = ("tests/golden/README.md",)
-# not translated yet: each is reported as an expected failure until its twin exists
-NOT_YET: set[str] = set()
 
 COMMAND = ("uv ", "tao ", "python", "git ", "bash ", ".ci/", "pip ", "llama-")
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.S | re.M)
@@ -125,9 +123,8 @@ def first_link(text: str) -> str | None:
 
 
 def twin_ready(readme: Path) -> bool:
-    """Whether a README.md's French twin exists and is no longer marked NOT_YET."""
-    name = readme.relative_to(ROOT).as_posix() if readme.is_relative_to(ROOT) else ""
-    return twin(readme).is_file() and name not in NOT_YET
+    """Whether a README.md's French twin exists (a link to it must then go to the twin)."""
+    return twin(readme).is_file()
 
 
 CHECKED = TWINNED + tuple(n for n in OPTIONAL if twin(ROOT / n).is_file())
@@ -136,10 +133,6 @@ CHECKED = TWINNED + tuple(n for n in OPTIONAL if twin(ROOT / n).is_file())
 @pytest.mark.parametrize("name", CHECKED)
 def test_the_french_twin_is_in_step(name):
     readme = ROOT / name
-    if name in NOT_YET:
-        assert not twin(readme).is_file(), (
-            f"{name} has its twin now: take it out of NOT_YET, so the twin is checked")
-        pytest.xfail(f"{name} has no README.fr.md yet (NOT_YET)")
     assert twin(readme).is_file(), f"{name} has no French twin ({twin(readme).name} beside it)"
     problems = twin_problems(readme.read_text("utf-8"), twin(readme).read_text("utf-8"),
                              readme.parent)
@@ -151,7 +144,6 @@ def test_the_list_is_every_readme_of_the_repository():
     assert found - set(OPTIONAL) == set(TWINNED), (
         f"README.md files not listed in TWINNED: {sorted(found - set(TWINNED + OPTIONAL))}; "
         f"listed but gone: {sorted(set(TWINNED) - found)}")
-    assert NOT_YET <= set(TWINNED)
 
 
 # ---- the checker itself: each rule, broken once in a real pair, is reported
