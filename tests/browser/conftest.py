@@ -10,11 +10,13 @@ twice, and `uv run pytest` stays the quick loop.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
+INSIDE = f"{HERE}{os.sep}"  # the start of every path in this folder: a test is here or not
 ON_ITS_OWN = "the browser tier runs on its own: uv run --group browser pytest tests/browser"
 
 
@@ -23,7 +25,7 @@ def pytest_collection_modifyitems(config, items):
     the reason, the others deselected, so a plain run says it once."""
     asked = any(HERE == path or HERE in path.parents
                 for path in (Path(arg.split("::")[0]).resolve() for arg in config.args))
-    mine = [item for item in items if HERE in Path(item.fspath).parents]
+    mine = [item for item in items if str(item.path).startswith(INSIDE)]
     if asked or not mine:
         return
     mine[0].add_marker(pytest.mark.skip(reason=ON_ITS_OWN))
