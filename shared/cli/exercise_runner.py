@@ -64,6 +64,7 @@ def _pytest_process(argv: list[str], env: dict, limit: float) -> tuple[bool, str
 def _forked_pytest(argv: list[str], env: dict, limit: float) -> bool:
     """Whether pytest, run in a fork of this process, hung. The fork starts with
     pytest and the kit imported: a re-check in `tao watch` costs a fifth of a fresh one."""
+    import gc
     import signal
     import time
 
@@ -72,6 +73,7 @@ def _forked_pytest(argv: list[str], env: dict, limit: float) -> bool:
     if pid == 0:  # the child: quiet, in the repository, then gone without cleanup
         code = 1
         try:
+            gc.freeze()  # what it inherited lives until it exits: no collection walks it
             os.environ.clear()
             os.environ.update(env)
             os.chdir(ROOT)
