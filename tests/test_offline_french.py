@@ -23,6 +23,16 @@ def ask(text):
     return [{"role": "user", "content": text}]
 
 
+def after_its_tool(model, request: str, result: str) -> list[dict]:
+    """`request`, the one tool call the offline model answers it with, and `result` back."""
+    first = model.call(ask(request), "", KIT_TOOLS)
+    call = first.tool_calls[0]
+    return ask(request) + [
+        {"role": "assistant", "content": first.text,
+         "tool_calls": [{"id": call.id, "name": call.name, "args": call.args}]},
+        {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result}]
+
+
 def calls_of(reply):
     return [(c.name, c.args) for c in reply.tool_calls]
 
@@ -170,13 +180,7 @@ def test_a_summary_at_the_iteration_cap_is_french_after_a_french_request():
                                    "Quel était le résultat ?"])
 def test_asked_in_french_what_a_tool_said_before_it_tells_it_again(asked):
     model = OfflineProvider()
-    request = "Compte les mots de « un deux trois »"
-    first = model.call(ask(request), "", KIT_TOOLS)
-    call = first.tool_calls[0]
-    history = ask(request) + [
-        {"role": "assistant", "content": first.text,
-         "tool_calls": [{"id": call.id, "name": call.name, "args": call.args}]},
-        {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": "3"},
+    history = after_its_tool(model, "Compte les mots de « un deux trois »", "3") + [
         {"role": "assistant", "content": "Ce texte compte 3 mots."}]  # stage 08 keeps these
     told = model.call(history + ask(asked), "", KIT_TOOLS)
     assert not told.tool_calls and "3" in told.text and "un deux trois" in told.text
@@ -186,12 +190,7 @@ def test_asked_in_french_what_a_tool_said_before_it_tells_it_again(asked):
 def test_a_summary_with_nothing_failed_names_the_request_and_each_tool_once():
     model = OfflineProvider()
     request = "Il est quelle heure ?"
-    first = model.call(ask(request), "", KIT_TOOLS)
-    call = first.tool_calls[0]
-    messages = ask(request) + [
-        {"role": "assistant", "content": first.text,
-         "tool_calls": [{"id": call.id, "name": call.name, "args": call.args}]},
-        {"role": "tool", "tool_call_id": call.id, "name": "now", "content": "2026-05-01T09:30"}]
+    messages = after_its_tool(model, request, "2026-05-01T09:30")
     summary = model.call(messages, "Summarise what was done.", KIT_TOOLS,
                          tool_choice="none").text
     assert request in summary and "now → 2026-05-01T09:30" in summary  # one call: no count
