@@ -77,11 +77,11 @@ def check_one(kit: Path, name: str) -> tuple[float, float]:
         shutil.copy(kit / "exercises" / ".stubs" / f"{other}.py", kit / "exercises")
     # the exercises before `name` are marked done without running, as a learner's
     # earlier checks would have left them
-    seed = [sys.executable, "-c", "import sys; from shared.cli import exercise_state as v; "
+    seed = [sys.executable, "-c", "import sys; from tao import exercise_state as v; "
             "es = v.load(); n = sys.argv[1]; done = [e for e in es if e.name < n]; "
             "v.save_results({e.name: v.Result('done') for e in done}, done)", name]
     subprocess.run(seed, cwd=kit, check=True)
-    result = timed([sys.executable, "-m", "shared.cli", "check"], kit)
+    result = timed([sys.executable, "-m", "tao", "check"], kit)
     for other in later:
         shutil.copy(kit / "exercises" / "solutions" / f"{other}.py", kit / "exercises")
     return result
@@ -89,7 +89,7 @@ def check_one(kit: Path, name: str) -> tuple[float, float]:
 
 WATCH = """
 import json, resource, sys, time
-from shared.cli import exercise_runner as r, exercise_state as v
+from tao import exercise_runner as r, exercise_state as v
 exercise = v.find(sys.argv[1])
 r.run_tests([exercise])  # tao watch's first check: pytest gets imported here
 def cpu():

@@ -20,7 +20,7 @@ import sys
 
 from verdict import ratio_line, side_by_side, spread
 
-TAO = [sys.executable, "-m", "shared.cli"]
+TAO = [sys.executable, "-m", "tao"]
 COMMANDS = {
     "tour": [*TAO, "tour"],
     "compare": [*TAO, "compare", "--json"],

@@ -12,8 +12,8 @@ import argparse
 import statistics
 import time
 
-from shared.cli.repo import load_stage
 from shared.providers import Reply, ScriptedProvider, Tool, ToolCall
+from tao.repo import load_stage
 
 TARGET = 0.8  # of the ideal ratio, which is the number of calls
 

@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_api import FakeAPI, anthropic_stream, openai_stream  # noqa: E402
 
-from shared.cli.repo import load_stage  # noqa: E402
 from shared.providers.anthropic_provider import AnthropicProvider  # noqa: E402
 from shared.providers.openai_provider import OpenAIProvider  # noqa: E402
 from shared.trace import Trace, make_console  # noqa: E402
+from tao.repo import load_stage  # noqa: E402
 
 TARGET_MS = 5.0  # first delta sent -> first character printed
 MARGIN_MS = TARGET_MS  # runs scattered by more than the whole target cannot judge it

@@ -83,23 +83,23 @@ TARGETS = {
     "shared/wire/body.py": WIRE,
     "shared/wire/events.py": WIRE,
     "shared/wire/render.py": WIRE,
-    "shared/cli/stage_verbs.py": "tests/test_cli.py tests/test_messages.py",
-    "shared/cli/exercise_verbs.py": "tests/test_mutants_exercise_verbs.py "
-                                    "tests/test_exercise_cli.py tests/test_messages.py",
-    "shared/cli/exercise_state.py": "tests/test_mutants_exercise_state.py "
-                                    "tests/test_exercise_cli.py tests/test_messages.py",
-    "shared/cli/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
+    "tao/stage_verbs.py": "tests/test_cli.py tests/test_i18n.py",
+    "tao/exercise_verbs.py": "tests/test_mutants_exercise_verbs.py "
+                                    "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_state.py": "tests/test_mutants_exercise_state.py "
+                                    "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
                                      "tests/test_exercise_cli.py",
-    "shared/cli/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
-                                     "tests/test_exercise_cli.py tests/test_messages.py",
-    "shared/cli/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
-                                    "tests/test_exercise_cli.py tests/test_messages.py",
-    "shared/cli/repo.py": "tests/test_cli.py",
-    "shared/messages.py": "tests/test_messages.py",
+    "tao/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
+                                     "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
+                                    "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/repo.py": "tests/test_cli.py",
+    "tao/i18n.py": "tests/test_i18n.py",
     "shared/providers/replay.py": "tests/test_replay.py tests/test_compare.py",
-    "shared/cli/replay.py": "tests/test_mutants_replay.py tests/test_replay.py",
-    "shared/cli/compare.py": "tests/test_compare.py",
-    "shared/cli/book.py": "tests/test_book.py",
+    "tao/replay.py": "tests/test_mutants_replay.py tests/test_replay.py",
+    "tao/compare.py": "tests/test_compare.py",
+    "tao/book.py": "tests/test_book.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",

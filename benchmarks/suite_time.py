@@ -77,7 +77,7 @@ def forget_compiled(name: str) -> None:
     """Before a cold suite run: remove what a fresh clone has not compiled yet."""
     if name != "suite":
         return
-    for folder in ("shared", "stages", "tests", "exercises", "benchmarks"):
+    for folder in ("shared", "tao", "stages", "tests", "exercises", "benchmarks"):
         for cache in (ROOT / folder).rglob("__pycache__"):
             shutil.rmtree(cache, ignore_errors=True)
     for rewritten in Path(sys.prefix).rglob("*-pytest-*.pyc"):  # e.g. hypothesis's modules

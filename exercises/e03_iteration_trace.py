@@ -13,7 +13,7 @@ how the loop recovered from the model's mistake.
 
 import json  # noqa: F401  (you will want json.dumps for ARGS)
 
-from shared.cli.repo import load_stage
+from tao.repo import load_stage
 
 stage = load_stage("05", "loop")  # _parse_tool_call, run_tool, observation, MAX_ITERATIONS
 

@@ -16,7 +16,7 @@ twice, keeping the scratchpad and keeping answers only, and prints the input tok
 way. The scratchpad costs tokens; what does the model gain for them?
 """
 
-from shared.cli.repo import load_stage
+from tao.repo import load_stage
 
 stage = load_stage("07", "loop")  # TOOLS, run_tool, MAX_ITERATIONS, build_agent_system
 

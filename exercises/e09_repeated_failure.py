@@ -13,7 +13,7 @@ result goes back to the model, and MAX_ITERATIONS still caps the turn.
 
 import json  # noqa: F401  (json.dumps makes the key)
 
-from shared.cli.repo import load_stage
+from tao.repo import load_stage
 
 stage = load_stage("07", "loop")  # TOOLS, run_tool, MAX_ITERATIONS
 

@@ -32,7 +32,7 @@ import netguard  # noqa: E402  (network_guard/ is on sys.path from the line abov
 from helpers import REMOVED  # noqa: E402
 
 netguard.install()
-# tao speaks the language of TAO_LANG or the locale (shared/messages.py): the tests read
+# tao speaks the language of TAO_LANG or the locale (tao/i18n.py): the tests read
 # its English, whatever the developer's shell says; a test of the French sets TAO_LANG=fr
 os.environ["TAO_LANG"] = "en"
 os.environ["PYTHONPATH"] = os.pathsep.join(

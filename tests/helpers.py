@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from shared.cli.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
+from tao.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
 __all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage",
            "readme_section", "run_stage", "run_stage_process", "run_tao", "stage_dir", "twin",
@@ -125,11 +125,11 @@ def run_stage_process(number: str, *args, stdin: str = "", script=None, tmp_path
 
 
 def run_tao(*args, stdin: str = "", **env) -> subprocess.CompletedProcess:
-    """`tao ARGS` (`python -m shared.cli`) in this process. Not for `run` and `tour`: their
+    """`tao ARGS` (`python -m tao`) in this process. Not for `run` and `tour`: their
     stages are child processes writing straight to the inherited stdout."""
-    from shared.cli import main
+    from tao import main
 
-    return in_process([str(ROOT / "shared" / "cli" / "__main__.py"), *args],
+    return in_process([str(ROOT / "tao" / "__main__.py"), *args],
                       lambda: sys.exit(main(list(args))), stdin=stdin, env=clean_env(**env))
 
 

@@ -4,7 +4,7 @@ Started in the kit's folder (`python tests/kit_tao.py`, cwd = the kit), this scr
 the kit's own `tao` command and pytest (which `tao check` runs), then serves requests: one
 JSON line on stdin each (`args`, `env`, `stdin`, `timeout`). For each it forks; the child
 takes the request's environment, working folder and standard streams, and runs
-`python -m shared.cli ARGS` there exactly as a new interpreter would (runpy, `__main__`),
+`python -m tao ARGS` there exactly as a new interpreter would (runpy, `__main__`),
 then exits with its code. The answer is one JSON line: `returncode`, `stdout`, `stderr`.
 
 A new interpreter would start the same way, only slower: most of a `tao check` is the
@@ -31,7 +31,7 @@ STREAMS = ("stdin", "stdout", "stderr")
 
 
 def child(request: dict, folder: Path) -> None:
-    """In the fork: become `python -m shared.cli ARGS` in the kit, then exit."""
+    """In the fork: become `python -m tao ARGS` in the kit, then exit."""
     code = 1
     try:
         os.environ.clear()
@@ -42,9 +42,9 @@ def child(request: dict, folder: Path) -> None:
             stream = open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False)
             setattr(sys, name, stream)
             setattr(sys, f"__{name}__", stream)
-        sys.argv = [str(Path.cwd() / "shared" / "cli" / "__main__.py"), *request["args"]]
+        sys.argv = [str(Path.cwd() / "tao" / "__main__.py"), *request["args"]]
         try:
-            runpy.run_module("shared.cli", run_name="__main__", alter_sys=True)
+            runpy.run_module("tao", run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as leaving:
             if isinstance(leaving.code, str):
@@ -63,7 +63,7 @@ def serve() -> None:
     sys.path[0] = os.getcwd()  # as `python -m`: the kit first, not this file's folder
     import pytest  # noqa: F401  (imported once, here, for every `tao check` to come)
 
-    import shared.cli.command  # noqa: F401
+    import tao.command  # noqa: F401
 
     answers = sys.stdout
     with tempfile.TemporaryDirectory() as tmp:

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 import pytest
 from helpers import ROOT, run_tao
 
-from shared.cli import book as builder
+from tao import book as builder
 
 FRENCH_06 = """# Étape 06 — un registre d'outils
 

@@ -13,7 +13,7 @@ from fake_api import FakeAPI
 from helpers import ROOT, STAGE_DIRS, clean_env, run_tao
 from test_stage_claims import CHECKS
 
-from shared.cli import main, repo
+from tao import main, repo
 
 WIDE = "250"  # no wrapping, so a whole table cell or answer is on one line
 
@@ -24,7 +24,7 @@ tao = run_tao  # the `tao` command as a learner runs it, in this process (see he
 def tao_process(*args, stdin="", **env):
     """The `tao` command in a subprocess: `run` and `tour` start each stage as a child
     process that writes straight to the inherited stdout."""
-    return subprocess.run([sys.executable, "-m", "shared.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "tao", *args], input=stdin,
                           capture_output=True, text=True, encoding="utf-8",
                           env=clean_env(**env), timeout=120, cwd=ROOT)
 

@@ -10,9 +10,9 @@ from xml.etree import ElementTree
 import pytest
 from helpers import run_tao
 
-from shared.cli import compare
 from shared.providers import OfflineProvider, Reply, ScriptedProvider, ToolCall, build_provider
 from shared.providers.replay import Recorder, ReplayProvider
+from tao import compare
 
 KINDS = {"no_tool", "one_call", "two_calls", "chained", "trap_json", "trap_unknown_tool",
          "trap_missing_arg"}

@@ -16,7 +16,7 @@ import tomllib
 import pytest
 from helpers import ROOT, clean_env, run_tao
 
-from shared.cli import exercise_state
+from tao import exercise_state
 
 STUBS = ROOT / "exercises" / ".stubs"
 MUTANTS = ROOT / "tests" / "exercises" / "mutants"
@@ -29,7 +29,7 @@ def kit(tmp_path_factory):
     when the module's tests are done, in the worker: left to pytest, the next run
     would delete its few hundred files before starting any worker."""
     copy = tmp_path_factory.mktemp("kit")
-    for part in ("shared", "stages", "exercises", "tests", "pyproject.toml"):
+    for part in ("shared", "tao", "stages", "exercises", "tests", "pyproject.toml"):
         source = ROOT / part
         if source.is_dir():
             shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns(
@@ -81,7 +81,7 @@ def kit_env(**extra) -> dict:
 
 
 def tao(kit, *args, stdin="", **env) -> subprocess.CompletedProcess:
-    """Run `tao ARGS` in the kit, as a learner would: `python -m shared.cli ARGS` there, in
+    """Run `tao ARGS` in the kit, as a learner would: `python -m tao ARGS` there, in
     a fork of one process per kit that has loaded the kit's `tao` (tests/kit_tao.py)."""
     server = _SERVERS.get(kit)
     if server is None:
@@ -226,7 +226,7 @@ def test_hints_wrap_to_the_terminal_and_solutions_come_out_as_files(kit):
 
 def test_watch_redraws_takes_keys_and_never_exits_on_its_own(kit):
     start(kit, e01_strict_parser="solution")
-    watch = subprocess.Popen([sys.executable, "-m", "shared.cli", "watch", "--interval",
+    watch = subprocess.Popen([sys.executable, "-m", "tao", "watch", "--interval",
                               "0.2"], cwd=kit, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, bufsize=0, env=kit_env())
     try:
@@ -377,7 +377,7 @@ def test_with_every_exercise_done_reset_and_hint_name_their_own_command(kit):
 
 def watch(kit, *args):
     """`tao watch` in the kit, keys on a pipe."""
-    return subprocess.Popen([sys.executable, "-m", "shared.cli", "watch", "--interval", "0.2",
+    return subprocess.Popen([sys.executable, "-m", "tao", "watch", "--interval", "0.2",
                              *args], cwd=kit, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, bufsize=0, env=kit_env())
 

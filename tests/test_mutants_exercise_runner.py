@@ -1,5 +1,5 @@
 """How `tao check` turns an exercise's test outcomes into its status
-(shared/cli/exercise_runner.py): the questions the surviving mutants of
+(tao/exercise_runner.py): the questions the surviving mutants of
 benchmarks/mutation.py asked. Is one failing test among passes "failing"? Is a stub
 left in one part of an exercise "not attempted" or "failing"? Does a hang that also
 failed a test count as a failure? Does the time allowed grow with the exercises run?"""
@@ -14,9 +14,9 @@ import time
 import pytest
 from test_mutants_exercise_state import kit, solve  # noqa: F401  (the fixture, shared)
 
-from shared.cli import exercise_runner as runner
-from shared.cli import exercise_state as state
-from shared.cli.repo import CLIError
+from tao import exercise_runner as runner
+from tao import exercise_state as state
+from tao.repo import CLIError
 
 E = state.Exercise(3, "e03_third", "Title 3", "06", "hint 3")
 

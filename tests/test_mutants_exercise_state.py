@@ -1,4 +1,4 @@
-"""What `tao` knows about each exercise without running it (shared/cli/exercise_state.py),
+"""What `tao` knows about each exercise without running it (tao/exercise_state.py),
 on a small kit of its own: the questions the surviving mutants of benchmarks/mutation.py
 asked. Is an exercise edited after its last check still "done"? Which exercise comes
 after the last one? Does `tao check 3` find the same exercise as `tao check 03`?"""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.cli import exercise_state as state
+from tao import exercise_state as state
 
 NAMES = ("e01_first", "e02_second", "e03_third")
 

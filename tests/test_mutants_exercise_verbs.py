@@ -1,4 +1,4 @@
-"""`tao check / hint / reset / solution` and what they show (shared/cli/exercise_verbs.py,
+"""`tao check / hint / reset / solution` and what they show (tao/exercise_verbs.py,
 exercise_screen.py), in process on a small kit with the test run stood in for: the
 questions the surviving mutants of benchmarks/mutation.py asked. Which exit code does a
 check give, alone or with --all? Does `tao check N` move the focus? Does a reset ask, and
@@ -15,12 +15,12 @@ import pytest
 from rich.console import Console
 from test_mutants_exercise_state import kit, solve  # noqa: F401  (the fixture, shared)
 
-from shared.cli import exercise_runner as runner
-from shared.cli import exercise_screen as screen
-from shared.cli import exercise_state as state
-from shared.cli import exercise_verbs as verbs
-from shared.cli import exercise_watch as watching
-from shared.cli.repo import CLIError
+from tao import exercise_runner as runner
+from tao import exercise_screen as screen
+from tao import exercise_state as state
+from tao import exercise_verbs as verbs
+from tao import exercise_watch as watching
+from tao.repo import CLIError
 
 
 @pytest.fixture
@@ -518,7 +518,7 @@ def test_watch_takes_single_keys_on_a_terminal_and_gives_it_back_as_it_was():
 def test_on_a_narrow_terminal_only_the_title_is_cut(width):
     """The kit's own twenty exercises at 60 columns: every row keeps its number, its file
     and its stage (what a learner types and opens), and stays one line; the title gives."""
-    from shared.cli import exercise_state
+    from tao import exercise_state
 
     real = exercise_state.load()
     known = {e.name: result("not attempted") for e in real}
@@ -534,7 +534,7 @@ def test_on_a_narrow_terminal_only_the_title_is_cut(width):
 
 
 def test_watch_offers_the_next_exercise_only_while_one_is_left(kit, monkeypatch):  # noqa: F811
-    from shared.messages import text
+    from tao.i18n import text
 
     def drawn(focus, *done):
         monkeypatch.setattr(watching, "statuses", lambda exercises: {

@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-from shared.cli.repo import load_stage
 from shared.providers import Tool
 from shared.providers.offline.planning import (
     Need,
@@ -23,6 +22,7 @@ from shared.providers.offline.planning import (
     plan,
 )
 from shared.providers.offline.words import request_stems
+from tao.repo import load_stage
 
 KIT_TOOLS = load_stage("07", "tools").TOOLS  # now, wordcount, calculator
 JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()

@@ -1,5 +1,5 @@
 """`tao replay`'s plan and its in-process stage run: what mutation runs asked of
-shared/cli/replay.py (benchmarks/mutation.py)."""
+tao/replay.py (benchmarks/mutation.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 from helpers import stage_dir
 
-from shared.cli import replay
+from tao import replay
 
 
 def recording(tmp_path, stage="08", argv=("--budget", "500"), typed=("hi",)):

@@ -9,10 +9,10 @@ import pytest
 from helpers import run_stage
 
 import shared.providers.offline as offline
-from shared.cli.repo import load_stage
 from shared.providers import OfflineProvider, ProviderError, Tool, get_provider
 from shared.providers.offline import QUIRKS
 from shared.providers.offline.words import quoted, stem
+from tao.repo import load_stage
 
 JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
 LOOP = load_stage("07", "loop")

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from helpers import load_stage, run_stage, run_tao
 
-from shared.cli.stage_verbs import DEMOS
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
 from shared.providers.replay import Divergence, Recorder, ReplayProvider, divergence
 from shared.stage_main import connect
 from shared.trace import Trace
+from tao.stage_verbs import DEMOS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 from regenerate import normalised  # noqa: E402  (the golden transcripts' normalising)

@@ -1,6 +1,6 @@
 """What a learner sees: each stage's demo, saved traces, failing and flooding tools.
 
-The demos are the ones `tao tour` types (shared/cli/stage_verbs.py: DEMOS), run as a
+The demos are the ones `tao tour` types (tao/stage_verbs.py: DEMOS), run as a
 learner runs a stage: main.py on the offline model, stdout read back (in this process,
 as helpers.run_stage does; `tao tour` in test_cli runs them as real processes). Each stage
 is held to what it teaches, not to the offline model's exact wording: stage 02's second
@@ -16,8 +16,8 @@ import re
 import pytest
 from helpers import STAGE_DIRS, load_stage, run_stage
 
-from shared.cli.stage_verbs import DEMOS
 from shared.providers import Reply, ScriptedProvider, ToolCall
+from tao.stage_verbs import DEMOS
 
 WIDE = "250"  # no wrapping: an answer is one line, a panel's body one line per value
 TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared import cli
-from shared.cli import repo
+import tao as cli
+from tao import repo
 
 FAR = [f"unchanged_{i} = {i}\n" for i in range(20)]  # far from any change: never shown
 OLD = {

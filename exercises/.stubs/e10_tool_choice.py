@@ -17,7 +17,7 @@ provider object only while the turn runs (other providers, even of the same clas
 are untouched).
 """
 
-from shared.cli.repo import load_stage
+from tao.repo import load_stage
 
 stage = load_stage("07", "loop")  # TOOLS
 

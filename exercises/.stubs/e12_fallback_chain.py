@@ -30,8 +30,8 @@ def get_provider(name: str | None = None, model: str | None = None):
 
 
 if __name__ == "__main__":  # the "Try it" above
-    from shared.cli.repo import load_stage
     from shared.trace import Trace
+    from tao.repo import load_stage
 
     model = get_provider()
     print(f"model: {model.describe()}")

@@ -15,7 +15,7 @@ summary; the last turn is always kept. If everything fits, return the messages a
 are, with no summary. The input list is not changed.
 """
 
-from shared.cli.repo import load_stage
+from tao.repo import load_stage
 
 stage = load_stage("08", "context")  # estimate_tokens
 

@@ -80,10 +80,10 @@ def announce(provider, console) -> None:
 
 
 if __name__ == "__main__":  # the "Try it" above
-    from shared.cli.repo import load_stage
     from shared.providers import get_provider
     from shared.providers.openai_provider import OpenAIProvider
     from shared.trace import Trace
+    from tao.repo import load_stage
 
     model = get_provider()
     if not isinstance(model, AnthropicProvider | OpenAIProvider):

@@ -25,8 +25,8 @@ except ImportError:
 if not os.access(CHROMIUM, os.X_OK):
     pytest.skip(f"no {CHROMIUM}: {HOW}", allow_module_level=True)
 
-from shared.cli import book as builder  # noqa: E402
-from shared.cli.repo import ROOT  # noqa: E402
+from tao import book as builder  # noqa: E402
+from tao.repo import ROOT  # noqa: E402
 
 # what works on this machine; without the background-networking ones the browser's own
 # connections (updates, sync) are refused by the sandbox, en masse

@@ -4,8 +4,8 @@ import json
 import pytest
 from exercise_support import need
 
-from shared.cli.repo import load_stage
 from shared.providers import ScriptedProvider
+from tao.repo import load_stage
 
 
 @pytest.mark.parametrize(("text", "count"), [

@@ -4,8 +4,8 @@ import random
 
 from exercise_support import need
 
-from shared.cli.repo import load_stage
 from shared.providers import ScriptedProvider
+from tao.repo import load_stage
 
 ROLL = json.dumps({"tool": "roll_d20", "args": {}})
 

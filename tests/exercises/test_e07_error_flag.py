@@ -4,7 +4,7 @@ import copy
 import sdk_standin
 from exercise_support import need
 
-from shared.cli.repo import load_stage
+from tao.repo import load_stage
 
 FAILED = "Error: ZeroDivisionError: division by zero"
 

@@ -3,9 +3,9 @@ import pytest
 import sdk_standin
 from exercise_support import need
 
-from shared.cli.repo import load_stage
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
+from tao.repo import load_stage
 
 EXPECTED = {
     ("anthropic", "auto"): {"type": "auto"},

@@ -5,10 +5,10 @@ import pytest
 import sdk_standin
 from exercise_support import need
 
-from shared.cli.repo import load_stage
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
 from shared.trace import make_console
+from tao.repo import load_stage
 
 CALLS = [("call_1", "now", ["{", "}"]),
          ("call_2", "wordcount", ['{"te', 'xt": "a long ', 'argument"}'])]

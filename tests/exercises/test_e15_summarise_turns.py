@@ -3,9 +3,9 @@
 from exercise_support import need
 from fake_api import check_anthropic, check_openai
 
-from shared.cli.repo import load_stage
 from shared.providers.anthropic_provider import to_anthropic
 from shared.providers.openai_provider import to_openai
+from tao.repo import load_stage
 
 estimate_tokens = load_stage("08", "context").estimate_tokens
 NOW = "2026-12-01T09:00:00+00:00"

@@ -1,8 +1,8 @@
 # Don't change the tests! They tell you when exercises/e18_empty_reply.py is done.
 from exercise_support import need
 
-from shared.cli.repo import load_stage
 from shared.providers import ScriptedProvider
+from tao.repo import load_stage
 
 SYSTEM = load_stage("09", "context").build_context()  # stage 09's own system prompt
 

@@ -32,8 +32,8 @@ sys.path.insert(0, str(GOLDEN.parent))  # tests/: helpers
 
 from helpers import ROOT, run_stage, run_stage_process, stage_dir  # noqa: E402
 
-from shared.cli.repo import stages  # noqa: E402
-from shared.cli.stage_verbs import demo  # noqa: E402
+from tao.repo import stages  # noqa: E402
+from tao.stage_verbs import demo  # noqa: E402
 
 WIDTH = "80"
 FRENCH = ("04", "05", "06", "07")  # the stages with a French golden transcript too

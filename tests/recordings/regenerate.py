@@ -74,7 +74,7 @@ def server() -> None:
         run([sys.executable, "stages/07_native_tools/main.py", "--provider", "openai",
              "--record", "tests/recordings/llama_cpp_server_stage07.json"],
             STAGE07_INPUT, **via)
-        run([sys.executable, "-m", "shared.cli", "compare", "--provider", "openai",
+        run([sys.executable, "-m", "tao", "compare", "--provider", "openai",
              "--tasks", FOUR, "--record", "tests/recordings/llama_cpp_server_compare.json",
              "--json"], **via)
     finally:
@@ -87,7 +87,7 @@ def server() -> None:
 def local(tasks: str | None = "tests/recordings/local_smollm2_kinds.toml",
           name: str = "local_smollm2_kinds.json") -> None:
     """Three protocols on the local model: one task of each kind (None: every task)."""
-    run([sys.executable, "-m", "shared.cli", "compare", "--provider", "local", "--protocols",
+    run([sys.executable, "-m", "tao", "compare", "--provider", "local", "--protocols",
          "text,native,constrained", *(["--tasks", tasks] if tasks else []),
          "--record", f"tests/recordings/{name}", "--json"])
     checked(name)

@@ -33,8 +33,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from ..messages import LANGUAGES, MESSAGES
-from ..messages import text as message  # `text` names a page's text here
+from .i18n import LANGUAGES, MESSAGES
+from .i18n import text as message  # `text` names a page's text here
 from .repo import ROOT, CLIError
 from .stage_diff import CONTEXT, FileDiff, changed_files
 from .stage_verbs import stage_summary
@@ -48,7 +48,7 @@ SUFFIXES = {".py": "python", ".toml": "toml", ".md": "markdown", ".json": "json"
             ".txt": "text", ".sh": "bash"}
 
 # The book's own words, by language: its entries of tao's one message table
-# (shared/messages.py), "book.NAME" there, TEXT[lang]["NAME"] here.
+# (tao/i18n.py), "book.NAME" there, TEXT[lang]["NAME"] here.
 TEXT = {lang: {key.removeprefix("book."): entry.get(lang) or entry["en"]
                for key, entry in MESSAGES.items() if key.startswith("book.")}
         for lang in LANGUAGES}
@@ -476,8 +476,9 @@ def file_page(book: Book, lang: str, path: str) -> str:
 def offline_comparisons(root: Path, tasks: Path | None = None) -> list[tuple[str, str]]:
     """`tao compare`'s HTML report (chart and tables: compare's own code) for the offline
     model on `tasks` (the kit's 32), and for the recorded SmolLM2 run on its 4."""
-    from ..providers import build_provider
-    from ..providers.replay import ReplayProvider
+    from shared.providers import build_provider
+    from shared.providers.replay import ReplayProvider
+
     from . import compare
 
     reports = []

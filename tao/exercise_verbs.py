@@ -16,11 +16,12 @@ import sys
 
 from rich.text import Text
 
-from ..messages import text
-from ..trace import make_console
+from shared.trace import make_console
+
 from .exercise_runner import check_and_save
 from .exercise_screen import show_focus, show_overview, wrapped
 from .exercise_state import Exercise, current, find, load, pick, restore_stub, statuses
+from .i18n import text
 from .repo import CLIError
 
 

@@ -1,7 +1,7 @@
 """What the exercise verbs show: the progress bar, one row per exercise (or a table with
 the file names, for `tao list` and watch's list), the hint text, and what to do next
 about the exercise in focus. Shared by `check`, `list` and `watch`. Their words come from
-shared/messages.py, in the language tao speaks; a status is kept in English (in
+tao/i18n.py, in the language tao speaks; a status is kept in English (in
 .tao-progress.json) and only shown translated."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from ..messages import MESSAGES, text
 from .exercise_state import Exercise, Result
+from .i18n import MESSAGES, text
 
 MARKS = {"done": ("✓", "green"), "failing": ("✗", "red"), "timeout": ("✗", "red"),
          "not attempted": ("·", "dim"), "edited": ("?", "yellow"), "missing": ("!", "red")}

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from ..messages import text
 from .exercise_runner import check_and_save
 from .exercise_screen import exercise_table, progress_bar, show_focus, wrapped
 from .exercise_state import Exercise, current, find, load, pick, restore_stub, statuses
+from .i18n import text
 from .repo import CLIError
 
 VIEWS = {"h": "hint", "l": "list"}

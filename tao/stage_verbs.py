@@ -12,9 +12,9 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from ..messages import language, text
 from .exercise_screen import show_list
 from .exercise_state import current, load, statuses
+from .i18n import language, text
 from .repo import ROOT, CLIError, find_stage, stages
 
 # What `tao tour` types into each stage (arguments, then lines on stdin).
@@ -142,7 +142,7 @@ def cmd_run(args, console) -> int:
 
 def cmd_tour(args, console) -> int:
     """Run every stage with its demo input; a provider that cannot work stops it up front."""
-    from ..providers import PROVIDERS, ProviderError, build_provider
+    from shared.providers import PROVIDERS, ProviderError, build_provider
 
     provider = (args.provider or "offline").strip().lower()
     if provider not in PROVIDERS:  # said once here, not once per stage
@@ -191,7 +191,7 @@ class _Checklist:
 
 def cmd_doctor(args, console) -> int:
     """Which provider, key, server and model would answer, one line each, with the fix."""
-    from ..providers import KEY_VARS, ProviderError, build_provider, choose_provider
+    from shared.providers import KEY_VARS, ProviderError, build_provider, choose_provider
 
     check = _Checklist(console)
     name, why = choose_provider(args.provider)
@@ -224,8 +224,8 @@ def _check_local(check: _Checklist, chosen: bool, model: str | None) -> None:
     Missing, it is a problem only when it was chosen; loading it is not a check's job."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from ..providers import ProviderError
-    from ..providers.local import INSTALL, model_file
+    from shared.providers import ProviderError
+    from shared.providers.local import INSTALL, model_file
 
     try:
         bindings = f"llama-cpp-python {version('llama-cpp-python')}"

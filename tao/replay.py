@@ -20,8 +20,9 @@ import runpy
 import sys
 from pathlib import Path
 
-from ..messages import text
-from ..providers.replay import session_of
+from shared.providers.replay import session_of
+
+from .i18n import text
 from .repo import LOCAL_NAMES, CLIError, find_stage
 
 

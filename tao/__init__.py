@@ -10,7 +10,7 @@
 - `compare.py`: compare; `replay.py`: replay (a recorded session again);
 - `repo.py`: the repository's paths and the one stage finder (tests and exercises use it too).
 
-`main` is imported on first call, so `from shared.cli.repo import load_stage` (what
+`main` is imported on first call, so `from tao.repo import load_stage` (what
 exercises and tests do) does not load the whole command and rich with it.
 """
 

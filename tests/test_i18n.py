@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from helpers import STAGE_DIRS, run_tao
 
-import shared.cli.stage_verbs as stage_verbs
-from shared import messages
-from shared.cli.command import main
-from shared.cli.exercise_state import load
-from shared.cli.repo import EXERCISES
+import tao.stage_verbs as stage_verbs
 from shared.providers.offline.words import language as language_of
+from tao import i18n
+from tao.command import main
+from tao.exercise_state import load
+from tao.repo import EXERCISES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 from regenerate import record_script  # noqa: E402
@@ -31,9 +31,9 @@ def fields(template: str) -> list[str]:
     return sorted(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
 
-@pytest.mark.parametrize("message_id", sorted(messages.MESSAGES))
+@pytest.mark.parametrize("message_id", sorted(i18n.MESSAGES))
 def test_every_message_has_a_french_text_with_the_same_blanks(message_id):
-    entry = messages.MESSAGES[message_id]
+    entry = i18n.MESSAGES[message_id]
     assert entry.get("en") and entry.get("fr"), f"{message_id} lacks its French text"
     assert fields(entry["fr"]) == fields(entry["en"]), message_id
     assert entry["fr"].count("|") == entry["en"].count("|")  # column lists: as many
@@ -52,13 +52,13 @@ def test_every_message_has_a_french_text_with_the_same_blanks(message_id):
     ({"LC_ALL": "", "LANG": "fr_FR.UTF-8"}, "fr"),  # an empty variable is not set
 ])
 def test_the_language_follows_tao_lang_then_the_locale(env, expected):
-    assert messages.language(env) == expected
+    assert i18n.language(env) == expected
 
 
 def test_a_message_with_no_french_falls_back_to_english(monkeypatch):
-    monkeypatch.setitem(messages.MESSAGES, "test.only", {"en": "only {what}"})
-    assert messages.text("test.only", "fr", what="English") == "only English"
-    assert messages.text("tour.stage", "fr", number="01", title="x") != messages.text(
+    monkeypatch.setitem(i18n.MESSAGES, "test.only", {"en": "only {what}"})
+    assert i18n.text("test.only", "fr", what="English") == "only English"
+    assert i18n.text("tour.stage", "fr", number="01", title="x") != i18n.text(
         "tour.stage", "en", number="01", title="x")
 
 
@@ -95,11 +95,11 @@ def flat(text: str) -> str:
 
 
 def test_tao_check_in_french_says_what_the_next_exercise_asks(tmp_path, monkeypatch):
-    import shared.cli.exercise_state as state
+    import tao.exercise_state as state
 
     monkeypatch.setattr(state, "PROGRESS", tmp_path / "progress.json")  # nothing checked
-    from shared.cli.exercise_screen import show_focus
     from shared.trace import make_console
+    from tao.exercise_screen import show_focus
 
     out = tmp_path / "out.txt"
     monkeypatch.setenv("TAO_LANG", "fr")
@@ -115,8 +115,8 @@ def focus_lines(monkeypatch, lang, exercise, result) -> list[str]:
     """What `show_focus` prints about `exercise` in `lang`, one screen line each."""
     from io import StringIO
 
-    from shared.cli.exercise_screen import show_focus
     from shared.trace import make_console
+    from tao.exercise_screen import show_focus
 
     monkeypatch.setenv("TAO_LANG", lang)
     out = StringIO()
@@ -125,7 +125,7 @@ def focus_lines(monkeypatch, lang, exercise, result) -> list[str]:
 
 
 def test_the_task_line_is_shown_only_where_there_is_a_task(monkeypatch):
-    from shared.cli.exercise_state import Result
+    from tao.exercise_state import Result
 
     english, french = load("en")[0], load("fr")[0]
     fresh = Result("not attempted")
@@ -136,7 +136,7 @@ def test_the_task_line_is_shown_only_where_there_is_a_task(monkeypatch):
 
 
 def test_a_failing_test_is_named_only_when_there_is_one(monkeypatch):
-    from shared.cli.exercise_state import Result
+    from tao.exercise_state import Result
 
     exercise = load("fr")[0]
     named = focus_lines(monkeypatch, "fr", exercise, Result("failing", "test_x", "boom"))
@@ -145,8 +145,8 @@ def test_a_failing_test_is_named_only_when_there_is_one(monkeypatch):
 
 
 def test_statuses_are_shown_in_french_and_kept_in_english(monkeypatch):
-    from shared.cli.exercise_screen import exercise_rows, shown
-    from shared.cli.exercise_state import Result
+    from tao.exercise_screen import exercise_rows, shown
+    from tao.exercise_state import Result
 
     monkeypatch.setenv("TAO_LANG", "fr")
     statuses = ("done", "failing", "timeout", "not attempted", "edited", "missing")
@@ -219,8 +219,8 @@ def test_the_french_demos_without_a_golden_transcript_are_answered_in_french(num
 
 
 def test_stage_10s_french_demo_plans_its_three_calls():
-    from shared.cli.repo import load_stage
     from shared.providers import OfflineProvider
+    from tao.repo import load_stage
 
     _, stdin = stage_verbs.demo("10", "fr")
     reply = OfflineProvider().call([{"role": "user", "content": stdin.strip()}], "",
@@ -242,13 +242,13 @@ def test_a_french_tour_counts_the_stages_that_ran_cleanly(monkeypatch, capsys):
 
 def test_tao_list_in_french_heads_its_columns_in_french():
     shown = run_tao("list", TAO_LANG="fr", COLUMNS="200").stdout
-    for column in messages.text("list.columns", "fr").split("|")[1:]:
+    for column in i18n.text("list.columns", "fr").split("|")[1:]:
         assert column in shown, column
     assert all(title in shown for title, _ in stage_verbs.SUMMARIES_FR.values())
 
 
 def test_without_its_french_file_an_exercise_keeps_its_english_words(tmp_path, monkeypatch):
-    import shared.cli.exercise_state as state
+    import tao.exercise_state as state
 
     (tmp_path / "info.toml").write_bytes((EXERCISES / "info.toml").read_bytes())
     monkeypatch.setattr(state, "EXERCISES", tmp_path)  # a kit copied without info.fr.toml
@@ -265,8 +265,8 @@ def test_a_one_line_error_speaks_french_and_english_stays_the_default():
     unset = run_tao("diff", "01", TAO_LANG="", LC_ALL="", LC_MESSAGES="", LANG="C.UTF-8")
     assert en.returncode == fr.returncode == 2 and en.stderr != fr.stderr
     for lang, done in (("en", en), ("fr", fr)):
-        why = messages.text("error.first_stage", lang, number="01")
-        assert done.stderr == messages.text("error.line", lang, verb="diff", error=why) + "\n"
+        why = i18n.text("error.first_stage", lang, number="01")
+        assert done.stderr == i18n.text("error.line", lang, verb="diff", error=why) + "\n"
     assert unset.stderr == en.stderr  # no language asked for: English, as before
 
 
@@ -276,12 +276,12 @@ def test_doctor_checks_the_same_things_in_french_keeping_names_and_commands():
     assert en.returncode == fr.returncode == 1  # the missing key, in either language
     en_lines, fr_lines = en.stdout.splitlines(), fr.stdout.splitlines()
     assert len(en_lines) == len(fr_lines) and en_lines != fr_lines
-    marks = messages.text("doctor.ok", "fr"), messages.text("doctor.fix", "fr")
+    marks = i18n.text("doctor.ok", "fr"), i18n.text("doctor.fix", "fr")
     assert all(line.startswith(marks) for line in fr_lines), fr.stdout
     flagged = [line for line in fr_lines if line.startswith(marks[1] + " ")]
-    key = messages.text("doctor.key_unset", "fr", var="OPENAI_API_KEY")
+    key = i18n.text("doctor.key_unset", "fr", var="OPENAI_API_KEY")
     assert any(key in line and "export OPENAI_API_KEY=" in line for line in flagged), fr.stdout
-    provider = messages.text("doctor.provider", "fr", name="openai", why="")
+    provider = i18n.text("doctor.provider", "fr", name="openai", why="")
     assert fr_lines[0].removeprefix(marks[0]).lstrip().startswith(provider.removesuffix("()"))
 
 
@@ -291,13 +291,13 @@ def test_diff_counts_the_same_lines_in_either_language():
     assert en != fr and re.findall(r"\d+", en) == re.findall(r"\d+", fr)
     files = [[line.split()[0] for line in out.splitlines()[:-1]] for out in (en, fr)]
     assert files[0] == files[1]  # the same header and files, in the same order
-    assert messages.text("diff.prose", "fr") in fr and messages.text("diff.prose", "en") in en
+    assert i18n.text("diff.prose", "fr") in fr and i18n.text("diff.prose", "en") in en
 
 
 def test_compare_speaks_french_on_the_terminal_but_its_markdown_stays_english(monkeypatch):
     from rich.console import Console
 
-    from shared.cli import compare
+    from tao import compare
 
     counts = {"runs": 2, "calls": 3, "well_formed": 3, "right_tool": 2, "right_args": 1,
               "answer_ok": 1, "unneeded_calls": 0, "missed_calls": 1, "iterations": 4,
@@ -315,5 +315,5 @@ def test_compare_speaks_french_on_the_terminal_but_its_markdown_stays_english(mo
     assert fr_md == en_md  # stage 07's READMEs embed it in English, in both languages
     assert fr_table != en_table and fr_steps != en_steps
     assert re.findall(r"\d+", fr_table) == re.findall(r"\d+", en_table)  # the same counts
-    assert messages.text("compare.well_formed", "fr") in fr_table
+    assert i18n.text("compare.well_formed", "fr") in fr_table
     assert [step.split(":")[0] for step in fr_steps] == [s.split(":")[0] for s in en_steps]

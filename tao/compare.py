@@ -32,11 +32,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..messages import text as message  # "text" is a protocol here
-from ..providers import ProviderError, Tool, build_provider, choose_provider
-from ..providers.base import NO_OPTIONS, Wrapper
-from ..providers.replay import Divergence, Recorder
-from ..trace import Trace
+from shared.providers import ProviderError, Tool, build_provider, choose_provider
+from shared.providers.base import NO_OPTIONS, Wrapper
+from shared.providers.replay import Divergence, Recorder
+from shared.trace import Trace
+
+from .i18n import text as message  # "text" is a protocol here
 from .repo import CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
@@ -47,7 +48,7 @@ STAND_INS = ("search", "lookup")  # stage 10's, added to both registries
 FROZEN_NOW = "2026-01-02T03:04:05+00:00"  # what `now` says in a comparison: runs replay
 
 # each failure kind, and the fix the kit teaches for it
-FIXES = {kind: f"compare.fix.{kind}" for kind in (  # their words: shared/messages.py
+FIXES = {kind: f"compare.fix.{kind}" for kind in (  # their words: tao/i18n.py
     "near_miss", "call_as_answer", "broken_args", "unknown_tool", "missing_arg", "tool_error",
     "missed_call", "unneeded_call", "iteration_cap", "cut_off", "provider")}
 
@@ -160,7 +161,7 @@ class ByProtocol(Wrapper):
 def held_to_grammar(name: str, model: str | None):
     """The local model held to the grammar `--constrain` builds from stage 06's registry
     (as compare extends it), or None and the one line that says why it cannot run."""
-    from ..providers.local import tool_grammar  # text only: imports no llama.cpp
+    from shared.providers.local import tool_grammar  # text only: imports no llama.cpp
 
     grammar = tool_grammar(load_protocol("constrained").TOOLS)
     try:
@@ -407,7 +408,7 @@ def markdown(summary: dict) -> str:
 
 def quirk_summaries(tasks: list[Task], protocols: list[str]) -> dict[str, dict]:
     """The offline model with no quirk, then with each: quirk -> summary. Deterministic."""
-    from ..providers.offline import QUIRKS
+    from shared.providers.offline import QUIRKS
 
     out = {}
     for quirk in ("", *QUIRKS):

@@ -15,8 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..messages import text
 from .exercise_state import Exercise, Result, save_results, statuses
+from .i18n import text
 from .repo import ROOT, CLIError
 
 

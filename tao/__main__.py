@@ -1,4 +1,4 @@
-"""`python -m shared.cli` runs the `tao` command."""
+"""`python -m tao` runs the `tao` command."""
 
 import sys
 

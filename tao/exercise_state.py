@@ -5,7 +5,7 @@ The catalogue is exercises/info.toml, in order. Status is kept per exercise in
 on. An exercise whose file still equals its shipped stub (exercises/.stubs/) is "not
 attempted" without running anything; one edited since its last check is "edited".
 
-In French (shared/messages.py: TAO_LANG=fr, or a French locale) each exercise's title
+In French (tao/i18n.py: TAO_LANG=fr, or a French locale) each exercise's title
 and hint come from exercises/info.fr.toml, with `task`: what the stub's docstring asks,
 in French (the stub itself stays English: its tests read it). An exercise missing
 there keeps its English words.
@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..messages import language, text
+from .i18n import language, text
 from .repo import EXERCISE_TESTS, EXERCISES, ROOT
 
 STUBS = EXERCISES / ".stubs"  # the untouched stubs: what `tao reset` restores, git or not

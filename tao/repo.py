@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from ..messages import text
+from .i18n import text
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 STAGES = ROOT / "stages"
 EXERCISES = ROOT / "exercises"
 EXERCISE_TESTS = ROOT / "tests" / "exercises"

@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..messages import LANGUAGES, text
-from ..providers.offline import QUIRKS
-from ..trace import make_console
+from shared.providers.offline import QUIRKS
+from shared.trace import make_console
+
 from .book import cmd_book
 from .compare import cmd_compare
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
+from .i18n import LANGUAGES, text
 from .replay import cmd_replay
 from .repo import CLIError
 from .stage_diff import cmd_diff
@@ -116,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--protocols", default="text,native",
                          help="comma-separated: text, native, constrained (stage 06 on "
                               "the local model, held to a grammar) (default: text,native)")
-    compare.add_argument("--tasks", help="a task file (default: shared/cli/compare_tasks.toml)")
+    compare.add_argument("--tasks", help="a task file (default: tao/compare_tasks.toml)")
     compare.add_argument("--runs", type=int, default=1, help="times through the task set")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
                          help="make the offline model misbehave; all: once per quirk, as "

@@ -3,7 +3,7 @@
 `text(id, **parts)` is message `id` in the language tao speaks, `language()`: TAO_LANG
 (`en` or `fr`) if set, else the locale (the first of LC_ALL, LC_MESSAGES, LANG that is
 set: one starting with `fr` is French), else English; anything else is English too. A
-message with no French text falls back to its English one (tests/test_messages.py fails
+message with no French text falls back to its English one (tests/test_i18n.py fails
 while one is missing, so the table stays complete). Commands, file names and code
 identifiers stay English in both languages: they are what the learner types.
 
