@@ -27,9 +27,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .printable import visible
-from .providers import PROVIDERS, Provider, ProviderError, build_provider, choose_provider
-from .providers.offline import QUIRKS
-from .providers.replay import Divergence
+from .providers import (
+    PROVIDERS,
+    Divergence,
+    Provider,
+    ProviderError,
+    build_provider,
+    choose_provider,
+)
 from .terminal import prepare_terminal
 from .trace import Trace
 
@@ -97,6 +102,8 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
     parser.add_argument("--record", metavar="FILE.json",
                         help="write every request and reply to FILE, keys hidden, to "
                              "replay later with --provider replay:FILE")
+    from .providers.offline.quirks import QUIRKS  # the names only: not the offline model
+
     parser.add_argument("--quirk", choices=QUIRKS,
                         help="make the offline model misbehave like a real one (for watching "
                              "the loop cope)")

@@ -1,6 +1,6 @@
 """The offline model asked in French: which tool, with which arguments, and in which
 language it answers. None of these requests is a `tao tour --lang fr` demo
-(shared/cli/stage_verbs.py: DEMOS_FR), so they test the rules, not the demo sentences.
+(tao/stage_verbs.py: DEMOS_FR), so they test the rules, not the demo sentences.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from shared.cli.repo import load_stage
-from shared.cli.stage_verbs import DEMOS_FR
 from shared.providers import OfflineProvider, Tool
 from shared.providers.offline import words
 from shared.providers.offline.writing import TEXT
+from tao.repo import load_stage
+from tao.stage_verbs import DEMOS_FR
 
 JSON_PROTOCOL = load_stage("06", "loop").build_agent_system()  # what stages 04-06 send
 KIT_TOOLS = tuple(load_stage("07", "tools").TOOLS)  # now, wordcount, calculator
@@ -204,16 +204,16 @@ def test_a_quote_is_blanked_whole_whatever_its_marks(text):
     assert len(blanked) == len(text) and blanked.split() == ["dis", "puis"], blanked
 
 
-def test_importing_the_providers_leaves_the_rules_for_the_first_reply():
-    # every `tao` command and stage imports the providers: the offline model's word
-    # patterns (both languages') compile on its first reply, not then. A fresh
+def test_importing_the_offline_model_leaves_the_rules_for_the_first_reply():
+    # the offline model's word patterns (both languages') compile on its first reply, not
+    # when it is built. A fresh
     # interpreter is the point here: this process has long imported everything.
     import subprocess
     import sys
 
     from helpers import ROOT, clean_env
 
-    probe = ("import sys, shared.providers; print(sorted(m for m in sys.modules "
+    probe = ("import sys, shared.providers.offline; print(sorted(m for m in sys.modules "
              "if m.startswith('shared.providers.offline.')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=ROOT, env=clean_env(), timeout=30)

@@ -10,20 +10,31 @@ from __future__ import annotations
 
 import os
 
-from .base import Options, Provider, ProviderError, Reasoning, Reply, Tool, ToolCall
+from .base import Divergence, Options, Provider, ProviderError, Reasoning, Reply, Tool, ToolCall
 from .defaults import DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
-from .fallback import FallbackProvider
-from .offline import OfflineProvider
-from .scripted import ScriptedProvider
+
+# the stand-in models, imported on first use (`from shared.providers import ScriptedProvider`
+# works as ever): a stage that talks to a real model never loads them
+LAZY = {"OfflineProvider": ".offline", "ScriptedProvider": ".scripted",
+        "FallbackProvider": ".fallback"}
 
 PROVIDERS = ("anthropic", "openai", "ollama", "local", "offline")
 
 __all__ = [
-    "DEFAULT_MODELS", "KEY_VARS", "OLLAMA_BASE_URL", "PROVIDERS", "FallbackProvider",
+    "DEFAULT_MODELS", "Divergence", "KEY_VARS", "OLLAMA_BASE_URL", "PROVIDERS", "FallbackProvider",
     "OfflineProvider", "Options", "Provider", "ProviderError", "Reasoning",
     "Reply", "ScriptedProvider", "Tool", "ToolCall", "build_provider", "choose_provider",
     "get_provider",
 ]
+
+
+def __getattr__(name: str):
+    """A stand-in model's class, imported the first time it is asked for."""
+    if name not in LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(LAZY[name], __name__), name)
 
 
 def choose_provider(name: str | None = None, env=None) -> tuple[str, str]:
@@ -65,8 +76,12 @@ def build_provider(name: str, model: str | None = None, **kwargs) -> Provider:
 
         return LocalProvider(model, **kwargs)
     if name == "offline":
+        from .offline import OfflineProvider
+
         return OfflineProvider(model, **kwargs)
     if name == "scripted":  # replays TAO_SCRIPT: how the tests drive a stage's process
+        from .scripted import ScriptedProvider
+
         return ScriptedProvider.from_file(os.environ.get("TAO_SCRIPT", ""))
     raise ProviderError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}, "
                         "or replay:FILE")

@@ -129,6 +129,13 @@ class ProviderError(Exception):
 TextCallback = Callable[[str], None] | None
 
 
+class Divergence(Exception):
+    """The stage sent a request the recording does not hold: the replay cannot go on, and
+    the session ends (`stage_main.run` says so in one line, exit 1). Not a ProviderError on
+    purpose: a stage that shows a failed call and reads the next line would go on
+    answering from a recording that no longer fits."""
+
+
 class Provider:
     """Base class: one model behind two entry points.
 

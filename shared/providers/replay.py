@@ -31,7 +31,17 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool, Wrapper, redact
+from .base import (
+    NO_OPTIONS,
+    Divergence,
+    Options,
+    Provider,
+    ProviderError,
+    Reply,
+    Tool,
+    Wrapper,
+    redact,
+)
 from .scripted import ScriptedProvider
 
 SHOWN = 160  # characters of a differing value quoted in a divergence report
@@ -124,13 +134,6 @@ class Recorder(Wrapper):
         except OSError as exc:
             raise ProviderError(f"--record {str(self.path)!r}: cannot write it "
                                 f"({exc.strerror})") from None
-
-
-class Divergence(Exception):
-    """The stage sent a request the recording does not hold: the replay cannot go on, and
-    the session ends (`stage_main.run` says so in one line, exit 1). Not a ProviderError on
-    purpose: a stage that shows a failed call and reads the next line would go on
-    answering from a recording that no longer fits."""
 
 
 class ReplayProvider(ScriptedProvider):
