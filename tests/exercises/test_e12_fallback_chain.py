@@ -54,6 +54,23 @@ def test_no_chain_means_the_usual_provider(ex, monkeypatch):
         "without TAO_FALLBACK (and with no key) the usual choice is the offline model")
 
 
+def test_the_model_asked_for_reaches_every_provider(ex, monkeypatch):
+    monkeypatch.delenv("TAO_MODEL", raising=False)
+    for chain, name in (("offline, offline", None), ("offline", None), (None, None),
+                        ("offline, scripted", "offline")):
+        if chain is None:
+            monkeypatch.delenv("TAO_FALLBACK", raising=False)
+        else:
+            monkeypatch.setenv("TAO_FALLBACK", chain)
+        provider = get_provider(ex)(name, "tiny-model")
+        built = getattr(provider, "providers", [provider])
+        models = [getattr(p, "model", None) for p in built]
+        assert models == ["tiny-model"] * len(built), (
+            f"get_provider({name!r}, 'tiny-model') with TAO_FALLBACK={chain!r}: every provider "
+            f"built should be for the model asked for, passed on as build_provider(name, "
+            f"model) does; their models are {models}")
+
+
 @pytest.mark.parametrize(("chain", "named"), [("offline, bogus", "'bogus'"),
                                               (" , ", "TAO_FALLBACK")])
 def test_a_bad_chain_is_an_error_that_names_the_problem(ex, monkeypatch, chain, named):

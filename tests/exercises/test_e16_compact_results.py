@@ -129,3 +129,7 @@ def test_the_defaults_keep_three_and_compact_over_500(ex):
     expect_results(ex, out, {"c3", "c4", "c5", "c6", "c7"}, "the defaults (keep=3, "
                    "min_chars=500)")
 
+
+
+def test_an_empty_history_stays_empty(ex):
+    assert compact(ex, [], keep=0, min_chars=0) == [], "nothing to compact in no messages"

@@ -12,8 +12,17 @@ class Tools:
 
     def __init__(self):
         self.cancelled = []
+        self.running = self.most = 0  # how many calls run at once, and the most at once
 
     async def run(self, call):
+        self.running += 1
+        self.most = max(self.most, self.running)
+        try:
+            return await self._answer(call)
+        finally:
+            self.running -= 1
+
+    async def _answer(self, call):
         if call.args["says"] is None:
             try:
                 await asyncio.Event().wait()  # forever, unless cancelled
@@ -119,3 +128,20 @@ def test_failures_at_the_same_moment_are_all_seen_and_the_first_names_it(ex):
         "now, fetch and search finish in the same step; fetch, the first failure in call "
         "order, names the failure, each failed call keeps its own error: expected "
         f"{expected}, got {results}")
+
+
+def test_the_calls_run_at_once(ex):
+    results, _, tools = run(ex, [call(1, "fetch", "page", after=2), call(2, "search", "3 hits",
+                                                                         after=2),
+                                 call(3, "now", "12:00", after=2)])
+    assert results == ["page", "3 hits", "12:00"] and tools.most == 3, (
+        f"the three calls should run at once (3 running together, not {tools.most}), and "
+        f"give {['page', '3 hits', '12:00']}, not {results}")
+
+
+def test_a_single_failing_call_keeps_its_error_and_no_calls_give_no_results(ex):
+    results, _, _ = run(ex, [call(1, "fetch", "Error: example.org did not answer")])
+    assert results == ["Error: example.org did not answer"], (
+        f"one call that fails: its own error, and nothing to cancel; got {results}")
+    results, _, _ = run(ex, [])
+    assert results == [], f"no calls, no results; got {results}"
