@@ -12,6 +12,7 @@ from tao.repo import load_stage
     ("a b  c", "3"),  # the docstring's example
     ("the quick brown fox", "4"), ("  spaced   out\twords\n", "3"), ("", "0"), ("héllo", "1"),
     ("   ", "0"), ("one", "1"),
+    ("don't stop: a dog-eat-dog world", "5"),  # words are what whitespace separates
 ])
 def test_wordcount_counts_words_and_returns_a_string(ex, text, count):
     got = need(ex, "wordcount", "args")({"text": text})

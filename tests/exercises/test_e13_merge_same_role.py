@@ -46,16 +46,16 @@ def test_turns_alternate_and_nothing_is_lost(ex):
 
 
 def test_two_results_keep_their_order(ex):
-    first, second = result("t1"), result("t2", "3")
+    first, second = result("t2"), result("t1", "3")  # t2 was called first
     messages = [
         {"role": "user", "content": "time and words?"},
-        {"role": "assistant", "content": [tool_use(), tool_use("t2", "wordcount")]},
+        {"role": "assistant", "content": [tool_use("t2"), tool_use("t1", "wordcount")]},
         {"role": "user", "content": [first]}, {"role": "user", "content": "and then?"},
         {"role": "user", "content": [second]},
     ]
     merged = need(ex, "merge_same_role", "messages")(messages)
     assert merged[2]["content"] == [first, second, text("and then?")], (
-        "results first, in the order they came (t1 then t2), then the text; got "
+        "results first, in the order they came (t2 then t1), then the text; got "
         f"{merged[2]['content']}")
     assert accepted(merged) is None, f"the API would refuse the merge: {accepted(merged)}"
 
