@@ -80,3 +80,24 @@ def test_a_history_without_calls_comes_back_equal(ex):
     fixed = need(ex, "normalise_ids", "messages")(messages)
     assert fixed == messages and fixed is not messages, "no ids to fix: an equal copy"
     assert need(ex, "normalise_ids", "messages")([]) == [], "an empty history stays empty"
+
+
+def test_an_id_with_a_final_newline_is_not_valid(ex):
+    fixed = need(ex, "normalise_ids", "messages")(history("call_1\n"))
+    expected = "call_" + hashlib.sha1(b"call_1\n").hexdigest()[:16]
+    got = fixed[1]["tool_calls"][0]["id"]
+    assert got == expected and both_apis_accept(fixed), (
+        f"'call_1\\n' ends in a newline, outside [a-zA-Z0-9_-]: it becomes {expected}, not "
+        f"{got!r} (VALID.match lets a final newline through; VALID.fullmatch does not)")
+
+
+def test_each_history_is_normalised_on_its_own(ex):
+    normalise = need(ex, "normalise_ids", "messages")
+    squatter = "call_" + hashlib.sha1(LONG.encode()).hexdigest()[:16]
+    crowded = normalise(history(LONG, squatter))  # here LONG needs a 17th digit
+    alone = normalise(history(LONG))  # here nothing is in its way
+    assert alone[1]["tool_calls"][0]["id"] == squatter, (
+        f"in a history of its own, LONG becomes {squatter}; got "
+        f"{alone[1]['tool_calls'][0]['id']} (after a history where that id was taken: a "
+        "mapping kept from one call to the next?)")
+    assert crowded[1]["tool_calls"][0]["id"] != squatter
