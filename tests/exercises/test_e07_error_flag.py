@@ -60,12 +60,14 @@ def test_every_failed_result_is_flagged_in_every_turn(ex):
 def test_only_error_as_written_is_a_failure(ex):
     messages = [{"role": "user", "content": [
         result("a", "error: lowercase is not how run_tool reports a failure"),
-        result("b", "ERROR: nor is this"), result("c", "Error")]}]
+        result("b", "ERROR: nor is this"), result("c", "Error"),
+        result("d", "  Error: indented, so it does not start with Error")]}]
     blocks = need(ex, "flag_errors", "messages")(messages)[0]["content"]
     flags = [b.get("is_error") for b in blocks]
-    assert flags == [None, None, True], (
+    assert flags == [None, None, True, None], (
         "a result fails when its content starts with 'Error', exactly as written: "
-        f"'error: ...' and 'ERROR: ...' do not, 'Error' alone does; got the flags {flags}")
+        "'error: ...', 'ERROR: ...' and '  Error: ...' do not, 'Error' alone does; got the "
+        f"flags {flags}")
 
 
 def test_error_flagging_keeps_the_rest_of_the_request(ex):

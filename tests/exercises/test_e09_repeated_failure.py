@@ -26,6 +26,15 @@ def test_the_same_failing_call_twice_stops_the_turn(ex):
         f"run_tool gave it), not\n  {answer}")
 
 
+def test_the_stop_quotes_the_repeated_calls_own_error(ex):
+    answer, model = run(ex, [calc("1/0"), calc("2 +"), calc("2 +"), "never reached"])
+    error = ex.stage.run_tool(ToolCall("c", "calculator", {"expression": "2 +"}))
+    assert len(model.calls) == 3 and answer == (
+        f"Stopped: calculator failed twice in a row with the same arguments: {error}"), (
+        "1/0 failed, then '2 +' failed twice: the turn stops on '2 +', quoting its error "
+        f"({error!r}), not an earlier one; it ended with {answer!r}")
+
+
 def test_the_same_failing_call_twice_in_one_reply_stops_too(ex):
     twice = Reply("", [ToolCall("a", "calculator", {"expression": "1/0"}),
                        ToolCall("b", "calculator", {"expression": "1/0"})], "tool_use")

@@ -19,6 +19,8 @@ EXPECTED = {
     ("openai", "none"): "none",
     ("openai", "now"): {"type": "function", "function": {"name": "now"}},
     ("openai", "wordcount"): {"type": "function", "function": {"name": "wordcount"}},
+    ("anthropic", "WebSearch"): {"type": "tool", "name": "WebSearch"},  # names are exact
+    ("openai", "WebSearch"): {"type": "function", "function": {"name": "WebSearch"}},
 }
 CLASSES = {"anthropic": AnthropicProvider, "openai": OpenAIProvider}
 STREAMS = {"anthropic": sdk_standin.anthropic_events, "openai": sdk_standin.openai_chunks}
@@ -55,6 +57,17 @@ def test_force_now_sends_a_request_the_api_accepts(ex, kind):
     assert "request" not in vars(provider), "leave the provider as you found it"
     assert "tool_choice" not in provider.request(hello(), "", TOOLS), (
         "after force_now the provider's requests are as before")
+
+
+def test_force_now_on_an_openai_compatible_server_sends_openais_shape(ex):
+    provider = sdk_standin.provider(OpenAIProvider, "openai",
+                                    sdk_standin.openai_chunks([], tools=[("c1", "now", ["{}"])]))
+    provider.name = "ollama"  # what shared.providers.openai_provider.ollama() builds
+    need(ex, "force_now", "provider", "messages")(provider, hello())
+    sent = provider._client.requests[0].get("tool_choice")
+    assert sent == EXPECTED["openai", "now"], (
+        "Ollama, vLLM, a local server: any OpenAIProvider speaks OpenAI's Chat Completions, "
+        f"whatever its name; it should be sent {EXPECTED['openai', 'now']}, not {sent}")
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])

@@ -82,6 +82,30 @@ def test_a_server_that_repeats_the_id_and_name_on_every_fragment(ex):
     check_each_call_announced_once_before_its_arguments(events, ["now", "wordcount"])
 
 
+def test_a_chunk_whose_tool_calls_is_null_starts_nothing(ex):
+    starts = need(ex, "tool_call_starts", "kind", "event", "seen")
+    text = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m", "choices": [
+        {"index": 0, "finish_reason": None,
+         "delta": {"role": "assistant", "content": "Checking.", "tool_calls": None}}]}
+    assert starts("openai", text, set()) == [], (
+        "some servers send \"tool_calls\": null in every text chunk: no call starts there, "
+        "and nothing may crash (inside announce, a crash would break the turn)")
+
+
+def test_one_chunk_may_start_several_calls(ex):
+    starts = need(ex, "tool_call_starts", "kind", "event", "seen")
+    whole = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m", "choices": [
+        {"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+            {"index": 0, "id": "call_1", "type": "function",
+             "function": {"name": "now", "arguments": "{}"}},
+            {"index": 1, "id": "call_2", "type": "function",
+             "function": {"name": "wordcount", "arguments": '{"text": "a b"}'}}]}}]}
+    got = starts("openai", whole, set())
+    assert got == ["now", "wordcount"], (
+        "a server that sends whole calls may put two in one chunk: both start there, in "
+        f"order; got {got}")
+
+
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_each_stream_starts_afresh_with_its_own_seen(ex, kind):
     first = timeline(ex, kind, seen=set())

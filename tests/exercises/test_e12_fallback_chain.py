@@ -42,6 +42,14 @@ def test_one_name_is_that_provider_alone(ex, monkeypatch):
         f"a chain of one is just that provider, got {provider!r}")
 
 
+def test_commas_alone_separate_the_names(ex, monkeypatch):
+    monkeypatch.setenv("TAO_FALLBACK", "offline,offline")
+    provider = get_provider(ex)()
+    assert isinstance(provider, FallbackProvider) and len(provider.providers) == 2, (
+        f"TAO_FALLBACK=offline,offline names two providers, with no space needed: expected "
+        f"a FallbackProvider over two, got {provider!r}")
+
+
 def test_an_explicit_name_wins_over_the_chain(ex, bogus_first):
     provider = get_provider(ex)("offline")
     assert isinstance(provider, OfflineProvider), (

@@ -92,5 +92,16 @@ def test_a_turn_that_needs_no_merge_still_puts_its_results_first(ex):
         "only user turns are reordered: an assistant turn keeps its blocks in their order")
 
 
+def test_an_empty_turn_is_kept_too(ex):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""},
+                {"role": "user", "content": "still there?"}]
+    merged = need(ex, "merge_same_role", "messages")(messages)
+    assert [m["role"] for m in merged] == ["user", "assistant", "user"] and merged[1][
+        "content"] == [text("")], (
+        "nothing is dropped, not even an assistant turn with no text: it stays between the "
+        "two user turns, as one empty text block, and they stay apart; got "
+        f"{[(m['role'], m['content']) for m in merged]}")
+
+
 def test_nothing_in_nothing_out(ex):
     assert need(ex, "merge_same_role", "messages")([]) == [], "an empty history stays empty"

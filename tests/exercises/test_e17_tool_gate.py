@@ -36,6 +36,8 @@ CASES = [
     ("pause_turn", True, False, "answer"),  # an end this gate does not know: run nothing
     ("stop_sequence", True, False, "answer"),  # cut at a stop sequence: not to call tools
     ("stop_sequence", False, False, "answer"),
+    ("Refusal", True, False, "answer"),  # reasons are exact words: another spelling is
+    ("TOOL_USE", True, False, "answer"),  # a reason this gate does not know, and runs nothing
     ("error", True, False, "answer"),
 ]
 
