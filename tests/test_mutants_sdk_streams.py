@@ -21,13 +21,11 @@ from shared.providers.anthropic_provider import (
     to_anthropic,
 )
 from shared.providers.base import Options, ProviderError, Reasoning, Reply, Tool
+from shared.providers.compat import ToolCallAssembler, parts_text, reported
 from shared.providers.openai_provider import (
     OpenAIProvider,
-    ToolCallAssembler,
     error_text,
     openai_tool_choice,
-    parts_text,
-    reported,
     to_openai,
     usage_from,
 )
@@ -570,7 +568,7 @@ def test_a_made_up_id_never_takes_a_real_one_however_long_the_ids():
                 fragment(2, "call_tao_1", "c", "{}"))
     assert got[2][0] == "call_tao_1"  # the real id stays: its result is threaded back by it
     long_id = "x" * 60
-    real = "x" * 34 + "_1"
+    real = "x" * 34 + "_2"
     got = calls(fragment(0, long_id, "a", "{}"), fragment(1, long_id, "b", "{}"),
                 fragment(2, real, "c", "{}"))
     assert got[2][0] == real and len({i for i, _, _ in got}) == 3
@@ -666,7 +664,7 @@ def test_made_up_ids_never_collide_with_each_other_or_with_a_real_one():
 def test_a_long_id_repeated_is_cut_before_its_suffix():
     long_id = "x" * 60
     got = calls(fragment(0, long_id, "a", "{}"), fragment(1, long_id, "b", "{}"))
-    assert got[0][0] == long_id and got[1][0] == "x" * 34 + "_1"
+    assert got[0][0] == long_id and got[1][0] == "x" * 34 + "_2"
 
 
 # ---------------------------------------------------------------- OpenAI's refusals
