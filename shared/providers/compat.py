@@ -188,9 +188,10 @@ def _whole(raw: str) -> bool:
 
 
 def input_sent_whole(blocks) -> None:
-    """Some Anthropic-compatible servers send a tool's input whole in its
-    `content_block_start` and stream no `input_json_delta`: that input is the call's
-    arguments. (The API streams the input; its start block holds an empty one.)"""
+    """Some Anthropic-compatible servers (the code this came from names none, nor an
+    issue) send a tool's input whole in its `content_block_start` and stream no
+    `input_json_delta`: that input is the call's arguments. (The API streams the input;
+    its start block holds an empty one.)"""
     for block in blocks:
         if not block["json"].strip() and block["start"]:
             block["json"] = json.dumps(block["start"])

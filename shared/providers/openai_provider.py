@@ -54,6 +54,7 @@ class OpenAIProvider(SDKProvider):
                         "stream": True}
         if self.include_usage:
             params["stream_options"] = {"include_usage": True}  # usage in a last chunk
+        # the cap on the reply's length, under the name this model's server knows
         params[compat.token_limit_field(self.model)] = self.max_tokens
         if tools:
             params["tools"] = [
