@@ -139,8 +139,9 @@ class LocalProvider(Provider):
             params["stop"] = list(options.stop)
         tools = params.get("tools") or []
         choice = options.tool_choice or "auto"
+        if tools:
+            params["tool_choice"] = choice  # "none" too: the prompt then describes no tool
         if tools and choice != "none":
-            params["tool_choice"] = choice
             forced = [t for t in tools if t["function"]["name"] == choice]
             if not forced and choice not in ("auto", "required"):
                 raise ProviderError(f"local: tool_choice {choice!r} is not one of the tools")
