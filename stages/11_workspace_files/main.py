@@ -1,8 +1,8 @@
 """Stage 11: workspace files.
 
-The agent works on real files in one folder, the workspace: it lists, reads, searches,
-writes and edits them, and every path is checked after it is resolved, so nothing
-outside the workspace is read or changed.
+The agent works on real files in one folder, the workspace, and checks every path once
+it is resolved. It lists, reads, searches, writes and edits files; nothing outside the
+workspace is read or changed.
 
     uv run stages/11_workspace_files/main.py                   # a fresh copy of sample/
     uv run stages/11_workspace_files/main.py --workspace DIR   # your own folder
@@ -53,8 +53,7 @@ def main() -> None:
                              "sample project, removed when the session ends)")
     args = parser.parse_args()
     with open_session(args) as (provider, trace), open_workspace(args.workspace) as (root, fresh):
-        trace.note(f"workspace: {root}" + (" (a fresh copy of sample/, removed at the end)"
-                                           if fresh else ""))
+        trace.note(f"workspace: {root}" + (" (a fresh copy of sample/)" if fresh else ""))
         chat(provider, trace, build_agent_system(), args.budget, args.max_iterations)
 
 

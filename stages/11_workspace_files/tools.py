@@ -116,7 +116,7 @@ TOOLS = [
     Tool("list_dir", "List the files and folders in a folder of the workspace.",
          _args(path="the folder, relative to the workspace (default: the workspace itself)"),
          list_dir),
-    Tool("grep", "Find every line that matches a pattern, in one file or in a whole folder.",
+    Tool("grep", "Find or search every line that matches a pattern, in a file or a folder.",
          _args("pattern", pattern="what to look for, in Python's re syntax: TODO|FIXME",
                path="the file or folder to look in (default: the whole workspace)"), grep),
     Tool("read_file", "Read a file of the workspace, its lines numbered.",

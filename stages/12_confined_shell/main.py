@@ -1,8 +1,8 @@
 """Stage 12: a confined shell.
 
-The agent gets a shell: `run` starts a command in the workspace, inside a wall the
-operating system holds (bubblewrap, else Landlock), with no network, no keys in its
-environment, resource limits, and a timeout that kills all it started.
+The agent gets a shell, and every command runs inside a wall the operating system holds.
+`run` starts it in the workspace, behind bubblewrap or else Landlock: no network, no keys
+in its environment, resource limits, and a timeout that kills all it started.
 
     uv run stages/12_confined_shell/main.py                        # the first wall that works
     uv run stages/12_confined_shell/main.py --sandbox landlock     # or bwrap
@@ -61,8 +61,7 @@ def main() -> None:
                         help="offer `run` even where no wall works: commands run unconfined")
     args = parser.parse_args()
     with open_session(args) as (provider, trace), open_workspace(args.workspace) as (root, fresh):
-        trace.note(f"workspace: {root}" + (" (a fresh copy of sample/, removed at the end)"
-                                           if fresh else ""))
+        trace.note(f"workspace: {root}" + (" (a fresh copy of sample/)" if fresh else ""))
         trace.note(open_shell(args.sandbox, args.unconfined))  # which wall, said once
         chat(provider, trace, build_agent_system(), args.budget, args.max_iterations)
 
