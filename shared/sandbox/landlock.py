@@ -11,10 +11,11 @@ Documentation/userspace-api/landlock.rst):
    `prctl(PR_SET_NO_NEW_PRIVS)`: from then on that process and all it starts are held.
 
 The ruleset is built once per workspace, in tao; the child only makes the last two calls.
-What Landlock does not do, unlike bubblewrap: hide what is refused (a read outside fails
-with "Permission denied", and a name can still be looked up), take `.git/` back out of
-the writable workspace (a grant covers a whole folder), stop UDP or raw sockets, or end
-what a command left running in a session of its own.
+Landlock's network rules cover TCP only, so the wall adds a seccomp filter (seccomp.py):
+no socket but unix ones. What this wall does not do, unlike bubblewrap: hide what is
+refused (a read outside fails with "Permission denied", and a name can still be looked
+up), take `.git/` back out of the writable workspace (a grant covers a whole folder), or
+end what a command left running in a session of its own.
 """
 
 from __future__ import annotations
@@ -103,10 +104,15 @@ def ruleset(workspace: Path) -> int:
     return fd  # no network rule: every TCP bind and connect is refused
 
 
-def restrict(fd: int) -> None:
-    """In the child: no new privileges (setuid programs stay plain), then the ruleset."""
+def restrict(fd: int, sockets=None) -> None:
+    """In the child: no new privileges (setuid programs stay plain), the socket filter
+    (seccomp.py) if one was prepared, then the ruleset."""
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if sockets is not None:
+        from .seccomp import install  # imported already, by landlock_wall: no import here
+
+        install(sockets)
     _call(RESTRICT_SELF, ctypes.c_int(fd), ctypes.c_uint32(0))
 
 
@@ -116,8 +122,10 @@ def landlock_wall() -> tuple[Wall | None, str]:
     if not version:
         return None, "this kernel has no Landlock (Linux 5.13+, with landlock in its LSMs)"
 
+    from .seccomp import prepared  # Landlock stops TCP only: no sockets but unix ones
+
     def child(workspace: Path):
-        fd = ruleset(workspace)
-        return lambda: restrict(fd)
+        fd, sockets = ruleset(workspace), prepared()
+        return lambda: restrict(fd, sockets)
 
     return Wall(f"landlock (ABI {version})", lambda argv, workspace: argv, child), ""
