@@ -83,13 +83,14 @@ def handled(version: int) -> RulesetAttr:
 
 @functools.cache
 def ruleset(workspace: Path) -> int:
-    """A ruleset (its file descriptor, kept for the session): the workspace writable,
-    the system readable, /dev/null writable, and nothing else; no TCP at all."""
+    """A ruleset (its file descriptor, kept for the session): the workspace writable, the
+    system readable, /dev/null writable (and zero, random readable), nothing else; no TCP."""
     attr = handled(abi())
     size = 8 if not attr.handled_access_net else 16 if not attr.scoped else 24
     fd = _call(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     read = EXECUTE | READ_FILE | READ_DIR
     grants = [(path, read) for path in system_paths()]
+    grants += [(device, READ_FILE) for device in ("/dev/zero", "/dev/random", "/dev/urandom")]
     grants += [("/dev/null", READ_FILE | WRITE_FILE), (str(workspace), attr.handled_access_fs)]
     for path, rights in grants:
         opened = os.open(path, os.O_PATH | os.O_CLOEXEC)
