@@ -15,7 +15,6 @@ import os
 import socket
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 from helpers import load_stage, run_stage
