@@ -15,6 +15,7 @@ import resource
 import signal
 import subprocess
 import tempfile
+import threading
 
 import workspace
 
@@ -55,13 +56,19 @@ def run(args: dict) -> str:
             env=command_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True, preexec_fn=in_child)  # a new session: a group of its own
         RUNNING.add(process.pid)
-        try:
-            ended = f"exit {process.wait(timeout)}"
-        except subprocess.TimeoutExpired:
-            ended = f"Error: still running after {timeout:g} s: stopped, with all it started"
-        finally:
-            stop(process.pid)  # its children too, and whatever it left in the background
-            process.wait()
+        late = threading.Event()
+
+        def expire():  # the timeout: say so, then kill the whole group
+            late.set()
+            stop(process.pid)
+
+        timer = threading.Timer(timeout, expire)  # a timer, not a polling wait(timeout):
+        timer.start()  # wait() then returns the moment the command ends
+        code = process.wait()
+        timer.cancel()
+        stop(process.pid)  # its children too, and whatever it left in the background
+        ended = (f"Error: still running after {timeout:g} s: stopped, with all it started"
+                 if late.is_set() else f"exit {code}")
         return ended + ("" if WALL else " (NOT CONFINED)") + "\n" + capped(out)
 
 
