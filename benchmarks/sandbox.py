@@ -1,19 +1,19 @@
 """What stage 12's wall costs: `run("true")` through the stage against its floor.
 
-    uv run benchmarks/sandbox.py [--runs 30]
+    uv run benchmarks/sandbox.py [--runs 40]
 
 The floor is the same bubblewrap command line (`shared.sandbox.bwrap.bwrap_argv`) started
-directly with subprocess, with the same environment, output to a file: what any
-confined command costs here. Stage
-12's `run` adds its own work around it (the allowlisted environment, the process group,
-the limits set in the child, the kill of the group, the capped output); the target is
-at most 1.5x the floor. The floor is shown a second time started in a session of its own,
-as `run` starts every command (against a terminal's keystrokes): that part of the cost
-is the kernel's and bubblewrap's, not tao's. The Landlock path is timed too, beside a
-bare `bash -c true` (its own floor: the wall is a few system calls in the child). Each
-round runs every path once, in a rotated order; the ratio is taken round by round, its
-median and spread reported (verdict.py), with the machine's load, since other work on a
-2-core machine moves every figure. Each run works in a temporary folder; nothing leaves the machine.
+directly with subprocess, with the same environment, output to a file: what any confined
+command costs here. Stage 12's `run` adds its own work around it (the allowlisted
+environment, the limits set in the child, the kill of the group, the timer, the capped
+output); the target is at most 1.5x the floor. The floor is shown a second time started
+in a session of its own, as `run` starts every command (against a terminal's keystrokes):
+that part of the cost is the kernel's and bubblewrap's, not tao's. The Landlock path is
+timed too, beside a bare `bash -c true` (its own floor: that wall is a few system calls
+in the child). Each round runs every path once, in a rotated order; the ratio is taken
+round by round, its median and spread reported (verdict.py), with the machine's load,
+since other work on a 2-core machine moves every figure. Each run works in a temporary
+folder; nothing leaves the machine.
 """
 
 import argparse
