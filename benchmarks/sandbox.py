@@ -95,6 +95,10 @@ def report(times: dict[str, list[float]]) -> int:
                               TARGET, TARGET - 1)
             print(line)
             code = int("MISSES" in line)
+            ratios = [a / b for a, b in zip(seconds, times["the same, own session"],
+                                            strict=True)]
+            print(f"  and / the same argv in a session of its own: median "
+                  f"{statistics.median(ratios):.2f}x, spread {spread(ratios):.2f}")
         elif "landlock" in label:
             ratios = [a / b for a, b in zip(seconds, times["bare bash -c true"], strict=True)]
             print(f"landlock: stage 12's run / bare bash: median "
