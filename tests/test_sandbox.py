@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import time
 import uuid
 
 import pytest
-from helpers import load_stage, run_stage
+from helpers import ROOT, load_stage, run_stage
 
 from shared.sandbox import find_wall
 
@@ -223,3 +225,18 @@ def test_the_trace_says_once_which_wall_applied(choice, tmp_path):
         return
     assert said == [f"shell: {wall.name}"], said
     assert "│ exit 0" in done.stdout and "│ hi" in done.stdout
+
+
+def test_a_limit_is_never_raised_above_the_one_tao_has(tmp_path):
+    # in a child interpreter: its own hard limit lowered first, as a user's `ulimit` does
+    code = (
+        "import pathlib, resource, sys\n"
+        f"sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))\n"
+        "from helpers import load_stage\n"
+        "shell = load_stage('12', 'shell')\n"
+        f"shell.workspace.ROOT = pathlib.Path({str(tmp_path)!r})\n"
+        "print(shell.run({'command': 'ulimit -f'}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=30, cwd=tmp_path)
+    assert done.stdout == "exit 0 (NOT CONFINED)\n1024\n\n", done.stdout + done.stderr

@@ -46,6 +46,8 @@ def run(args: dict) -> str:
 
     def in_child():  # after fork, before exec: only the command is limited, not tao
         for which, most in LIMITS.items():
+            hard = resource.getrlimit(which)[1]  # a limit is never raised above ours
+            most = most if hard == resource.RLIM_INFINITY else min(most, hard)
             resource.setrlimit(which, (most, most))
         if fence:
             fence()
