@@ -237,21 +237,29 @@ def test_workspace_option_names_the_folder_and_a_wrong_one_is_one_line(tmp_path)
     assert "Traceback" not in bad.stderr
 
 
-def test_the_offline_model_uses_the_file_tools_for_what_a_learner_types():
-    tools = STAGES["11"].TOOLS
-    asked = {
-        "List the files": ("list_dir", {}),
-        "Read README.md": ("read_file", {"path": "README.md"}),
-        "Read lines 3 to 5 of wordfreq.py": ("read_file",
-                                             {"path": "wordfreq.py", "start": 3, "end": 5}),
-        "Find 'TODO'": ("grep", {"pattern": "TODO"}),
-        "Write 'hello there' to notes.txt": ("write_file",
-                                             {"path": "notes.txt", "content": "hello there"}),
-        "Replace 'hello' by 'bye' in 'notes.txt'": ("edit_file", {
-            "path": "notes.txt", "old": "hello", "new": "bye"}),
-    }
+# what a learner types -> the call the offline model makes, with stage 11's tools and with
+# stage 12's (which add `run`): chosen by the tools' names and descriptions, as always
+ASKED = [
+    ("List the files", ("list_dir", {})),
+    ("Read README.md", ("read_file", {"path": "README.md"})),
+    ("Read lines 3 to 5 of wordfreq.py", ("read_file",
+                                          {"path": "wordfreq.py", "start": 3, "end": 5})),
+    ("Find 'TODO'", ("grep", {"pattern": "TODO"})),
+    ("Write 'hello there' to notes.txt", ("write_file",
+                                          {"path": "notes.txt", "content": "hello there"})),
+    ("Replace 'hello' by 'bye' in 'notes.txt'", ("edit_file",
+                                                 {"path": "notes.txt", "old": "hello",
+                                                  "new": "bye"})),
+]
+
+
+@pytest.mark.parametrize("number", ["11", "12"])
+def test_the_offline_model_uses_the_file_tools_for_what_a_learner_types(number):
     from shared.providers import OfflineProvider
 
-    for request, (tool, args) in asked.items():
+    tools = STAGES[number].TOOLS + ([STAGES[number].RUN] if number == "12" else [])
+    asked = ASKED + ([("Run 'python3 -m unittest'", ("run", {"command": "python3 -m unittest"}))]
+                     if number == "12" else [])
+    for request, call in asked:
         reply = OfflineProvider().call([{"role": "user", "content": request}], "", tools)
-        assert [(c.name, c.args) for c in reply.tool_calls] == [(tool, args)], request
+        assert [(c.name, c.args) for c in reply.tool_calls] == [call], request
