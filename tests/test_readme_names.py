@@ -159,6 +159,8 @@ def test_the_reply_fields_a_readme_lists_are_the_real_ones():
 # ---- the "From the book" tables: each row says where a listing lives now, by name
 
 STAGE_READMES = sorted(ROOT.glob("stages/[0-9][0-9]_*/README.md"))
+# the capstone (stage 11 on) goes past what the book covers: it has no table to map back
+BOOK_READMES = [p for p in STAGE_READMES if p.parent.name[:2] <= "10"]
 IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$")
 
 
@@ -206,7 +208,7 @@ def stage_readme(p: Path) -> str:
     return f"{p.parent.name}/{p.name}"
 
 
-@pytest.mark.parametrize("readme", with_twins(STAGE_READMES), ids=stage_readme)
+@pytest.mark.parametrize("readme", with_twins(BOOK_READMES), ids=stage_readme)
 def test_each_stage_maps_back_to_the_book_right_before_run_it(readme):
     # the English decides where the section goes; a twin's headings follow it one for one
     heads = sections(readme.with_name("README.md").read_text(encoding="utf-8"))
@@ -219,7 +221,7 @@ def test_each_stage_maps_back_to_the_book_right_before_run_it(readme):
         assert len(cells) == 3 and all(cells), f"a row needs book, here, and why: {cells}"
 
 
-@pytest.mark.parametrize("readme", with_twins(STAGE_READMES), ids=stage_readme)
+@pytest.mark.parametrize("readme", with_twins(BOOK_READMES), ids=stage_readme)
 def test_what_the_book_table_names_is_defined_where_it_points(readme):
     """`function` names in a row's "here" cell exist in a file the section links, or in
     the stage's own files: a rename in the code must not leave the map pointing nowhere."""

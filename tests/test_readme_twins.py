@@ -43,6 +43,10 @@ TWINNED = (
     "stages/08_memory_budget/README.md",
     "stages/09_stop_reasons/README.md",
     "stages/10_concurrent_tools/README.md",
+    "stages/11_workspace_files/README.md",
+    "stages/11_workspace_files/sample/README.md",
+    "stages/12_confined_shell/README.md",
+    "stages/12_confined_shell/sample/README.md",
     "tests/README.md",
 )
 OPTIONAL = ("tests/golden/README.md",)

@@ -136,8 +136,35 @@ def check_10(out):
     assert "turn ended: completed" in out
 
 
+def check_11(out):
+    """Files listed and searched together, one exact edit, a path outside refused."""
+    assert re.search(r"^workspace: \S+tao-workspace-\w+ \(a fresh copy of sample/\)$", out, re.M)
+    spans = re.findall(r"^\s*(list_dir|grep)\s+[\d.]+ →", out, re.M)
+    assert sorted(spans) == ["grep", "list_dir"], f"both reads should run in one reply: {spans}"
+    assert observations(out, "grep")[0].startswith("wordfreq.py:9:"), observations(out, "grep")
+    assert observations(out, "edit_file") == ["edited wordfreq.py: 1 replacement"]
+    refused = observations(out, "read_file")
+    assert refused and all("leads outside the workspace" in r for r in refused), refused
+
+
+def check_12(out):
+    """The shell says which wall applied; a command runs the tests, and one outside fails."""
+    from shared.sandbox import find_wall
+
+    wall, _ = find_wall()
+    if wall is None:
+        assert "shell: not offered" in out and "act · run" not in out
+        return
+    assert f"shell: {wall.name}" in out.splitlines(), "the trace must say which wall applied"
+    ran, outside = observations(out, "run")
+    assert ran == "exit 0", f"the sample's tests should pass inside the wall: {ran}"
+    assert re.search(r"cat: /etc/shadow: (No such file or directory|Permission denied)", out)
+    assert "root:" not in out, "/etc/shadow was read"
+
+
 CHECKS = {"01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
-          "06": check_06, "07": check_07, "08": check_08, "09": check_09, "10": check_10}
+          "06": check_06, "07": check_07, "08": check_08, "09": check_09, "10": check_10,
+          "11": check_11, "12": check_12}
 
 
 def test_every_stage_has_a_demo_and_a_check_of_what_it_shows():

@@ -24,6 +24,7 @@ ARG_NAME = re.compile(r"`(\w+)`")
 FILLER = frozenset("is are was in of for on at to from with about called named as into "
                    "de du des d' dans à en pour sur par est sont".split())  # and French
 EXPRESSION_WORDS = words.stems("expression arithmetic formula math sum")
+PATH_WORDS, PATH_LIKE = words.stems("path file folder"), re.compile(r"[\w~-]*[./][\w./~-]*\w")
 
 
 @dataclass
@@ -252,9 +253,17 @@ def kind(name: str, prop: dict) -> str:
 
 
 def _text(name, prop, clue: Clue, required: bool):
-    """A string: the next quoted text, else (if required) the phrase after the key word."""
-    if clue.quoted:
-        return clue.quoted.pop(0)
+    """A string: the next quoted text, else (if required) the phrase after the key word. A
+    path takes the last path named, quoted or not; other text the quotes that are no path
+    ("write 'hi' to notes.txt")."""
+    paths = [q for q in clue.quoted if PATH_LIKE.fullmatch(q)]
+    named = paths or PATH_LIKE.findall(words.unquoted(clue.text))
+    if words.name_stems(name) & PATH_WORDS and named:
+        clue.quoted = [q for q in clue.quoted if q != named[-1]]
+        return named[-1]
+    texts = [q for q in clue.quoted if q not in paths] or clue.quoted
+    if texts:
+        return clue.quoted.pop(clue.quoted.index(texts[0]))
     return clue.phrase_after_key(name) if required else None
 
 
