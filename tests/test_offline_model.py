@@ -651,3 +651,27 @@ def test_malformed_tools_and_messages_get_a_reply_not_a_traceback():
     reply = OfflineProvider().call(messages, None, odd)
     assert reply.text and reply.stop_reason in ("tool_use", "end_turn")
     assert {c.name for c in reply.tool_calls} <= {"roll_die"}, "only a tool that exists"
+
+
+WEATHER = Tool("weather", "Return the current weather in a city.",
+               schema({"city": {"type": "string"}}, ["city"]), lambda args: "sunny")
+
+
+@pytest.mark.parametrize("question", [
+    "what's the weather in Paris right now?",
+    "what is the weather in Paris now?",
+    "quelle est la météo à Paris maintenant ?",
+])
+def test_a_learners_tool_about_the_subject_wins_over_a_built_in_cue_word(question):
+    # stage 07's tools, the learner's `weather` added last: "now" is also the name of a
+    # built-in tool, but the question is about the weather, which the new tool's name
+    # and description both say
+    tools = [*load_stage("07", "tools").TOOLS, WEATHER]
+    reply = OfflineProvider().call(ask(question), "", tools)
+    assert calls_of(reply) == [("weather", {"city": "Paris"})], calls_of(reply)
+
+
+def test_the_time_tool_still_answers_a_question_about_the_time():
+    tools = [*load_stage("07", "tools").TOOLS, WEATHER]
+    reply = OfflineProvider().call(ask("what time is it right now?"), "", tools)
+    assert calls_of(reply) == [("now", {})], calls_of(reply)

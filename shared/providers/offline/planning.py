@@ -24,6 +24,7 @@ ARG_NAME = re.compile(r"`(\w+)`")
 FILLER = frozenset("is are was in of for on at to from with about called named as into "
                    "de du des d' dans à en pour sur par est sont".split())  # and French
 EXPRESSION_WORDS = words.stems("expression arithmetic formula math sum")
+TRAILING = frozenset("now right please today maintenant svp stp".split())  # "Paris right now"
 
 
 @dataclass
@@ -58,9 +59,10 @@ class ToolSpec:
         return [n for n in names or [] if isinstance(n, str) and n in self.properties()]
 
     def score(self, asked: frozenset[str]) -> int:
-        """How strongly a request's stems point at this tool: a name word counts twice."""
-        in_name = asked & self.name_words
-        return 2 * len(in_name) + len((asked - in_name) & self.other_words)
+        """How strongly a request's stems point at this tool: a name word counts twice,
+        and once more when the description says it too (the tool is about that subject,
+        so it beats a tool whose name merely shares a word such as "now")."""
+        return 2 * len(asked & self.name_words) + len(asked & self.other_words)
 
 
 @dataclass
@@ -227,7 +229,8 @@ class Clue:
         phrase = self.text[last:].strip().rstrip("?.!,;:").split()
         while phrase and phrase[0].lower().strip(":=") in FILLER | {""}:
             phrase.pop(0)
-        while phrase and (words.stems(phrase[-1]) & self.choices or phrase[-1] in FILLER):
+        while phrase and (words.stems(phrase[-1]) & self.choices
+                          or phrase[-1].lower() in FILLER | TRAILING):
             phrase.pop()  # "Lisbon in celsius": the unit belongs to another argument
         phrase = " ".join(phrase)
         if words.SAID_BEFORE.search(phrase):  # "the sentence I just gave you": not these words
