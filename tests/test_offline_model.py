@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -675,3 +676,14 @@ def test_the_time_tool_still_answers_a_question_about_the_time():
     tools = [*load_stage("07", "tools").TOOLS, WEATHER]
     reply = OfflineProvider().call(ask("what time is it right now?"), "", tools)
     assert calls_of(reply) == [("now", {})], calls_of(reply)
+
+
+@pytest.mark.parametrize("number", ["07", "08"])
+def test_call_ids_are_never_given_twice_in_one_session(number):
+    # stage 07 forgets each turn's calls and stage 08 snips them (--budget): either way
+    # the next turn's history holds fewer calls than the model made
+    questions = "what time is it?\nhow many words are in 'a b c'?\nwhat time is it?\n"
+    out = run_stage(number, "--budget", "200", stdin=questions) if number == "08" else \
+        run_stage(number, stdin=questions)
+    ids = re.findall(r"act · \w+ · (offline_call_\d+)", out.stdout)
+    assert len(ids) == 3 and len(set(ids)) == 3, f"the same id for two calls: {ids}"

@@ -55,6 +55,7 @@ class OfflineProvider(Provider):
         self.model = model or DEFAULT_MODELS["offline"]
         self.quirk = _chosen_quirk(quirk)
         self.delay = _chosen_delay(delay)
+        self.calls_made = 0  # call ids count on over the session: none is given twice
 
     def describe(self) -> str:
         """One line for the screen: which model answers, and its quirk."""
@@ -72,8 +73,12 @@ class OfflineProvider(Provider):
         usable = _allowed(tools, options.tool_choice)
         forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
         situation = read_situation(messages, system or "", usable, forced)
+        # a history cut short (stage 08's snip, stage 07's forgotten turns) holds fewer
+        # calls than were made: number on from the session's count
+        situation.calls_so_far = max(situation.calls_so_far, self.calls_made)
         draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
                             tool_names=situation.catalogue)
+        self.calls_made = situation.calls_so_far + len(draft.calls)
         stop_reason = "tool_use" if draft.calls else "end_turn"
         cut = _stop_at(draft.text, options.stop)
         if cut is not None:  # a stop sequence ends the reply where it would begin
