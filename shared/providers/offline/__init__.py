@@ -73,9 +73,7 @@ class OfflineProvider(Provider):
         usable = _allowed(tools, options.tool_choice)
         forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
         situation = read_situation(messages, system or "", usable, forced)
-        # a history cut short (stage 08's snip, stage 07's forgotten turns) holds fewer
-        # calls than were made: number on from the session's count
-        situation.calls_so_far = max(situation.calls_so_far, self.calls_made)
+        situation.calls_so_far = max(situation.calls_so_far, self.calls_made)  # a cut history
         draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
                             tool_names=situation.catalogue)
         self.calls_made = situation.calls_so_far + len(draft.calls)

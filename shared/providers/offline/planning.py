@@ -22,9 +22,9 @@ MIN_SCORE = 1  # a tool sharing no word with the request is never called
 LISTED_TOOL = re.compile(r"^[ \t]*[-*][ \t]*`(\w+)`[ \t]*(?:—|-|:)[ \t]*(.*)$", re.M)
 ARG_NAME = re.compile(r"`(\w+)`")
 FILLER = frozenset("is are was in of for on at to from with about called named as into "
-                   "de du des d' dans à en pour sur par est sont".split())  # and French
+                   "now right please de du des d' dans à en pour sur par est sont "
+                   "maintenant".split())  # and French; "right now" is no part of a city
 EXPRESSION_WORDS = words.stems("expression arithmetic formula math sum")
-TRAILING = frozenset("now right please today maintenant svp stp".split())  # "Paris right now"
 
 
 @dataclass
@@ -59,9 +59,8 @@ class ToolSpec:
         return [n for n in names or [] if isinstance(n, str) and n in self.properties()]
 
     def score(self, asked: frozenset[str]) -> int:
-        """How strongly a request's stems point at this tool: a name word counts twice,
-        and once more when the description says it too (the tool is about that subject,
-        so it beats a tool whose name merely shares a word such as "now")."""
+        """How strongly a request's stems point at this tool: a name word counts twice, and
+        once more if the description says it too (a tool about that subject beats "now")."""
         return 2 * len(asked & self.name_words) + len(asked & self.other_words)
 
 
@@ -229,8 +228,7 @@ class Clue:
         phrase = self.text[last:].strip().rstrip("?.!,;:").split()
         while phrase and phrase[0].lower().strip(":=") in FILLER | {""}:
             phrase.pop(0)
-        while phrase and (words.stems(phrase[-1]) & self.choices
-                          or phrase[-1].lower() in FILLER | TRAILING):
+        while phrase and (words.stems(phrase[-1]) & self.choices or phrase[-1] in FILLER):
             phrase.pop()  # "Lisbon in celsius": the unit belongs to another argument
         phrase = " ".join(phrase)
         if words.SAID_BEFORE.search(phrase):  # "the sentence I just gave you": not these words
