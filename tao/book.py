@@ -293,8 +293,9 @@ def diff_section(book: Book, stage: Stage, previous: Stage | None, lang: str) ->
             added, removed = added + plus, removed + minus
         stat.append(f"<tr><td><code>{html.escape(diff.name)}</code></td><td>+{plus}</td>"
                     f"<td>−{minus}</td></tr>")
+    code_lines = t["code_lines"].format(total=added + removed, added=added, removed=removed)
     out.append(f'<table class="stat" aria-label="{t["changed_files"]}">{"".join(stat)}</table>'
-               f'<p><strong>{t["code_lines"].format(added=added, removed=removed)}</strong></p>')
+               f'<p><strong>{code_lines}</strong></p>')
     for diff in diffs:
         table = side_by_side(diff, previous.folder.name, stage.folder.name)
         if diff.is_doc:

@@ -113,8 +113,10 @@ MESSAGES = {
                         "fr": "(--side demande un terminal d'au moins {need} colonnes ; celui-ci "
                               "en a {width} : voici un diff unifié)"},
     "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
-    "diff.code_lines": {"en": "code: +{added} -{removed} lines",
-                        "fr": "code : +{added} -{removed} lignes"},
+    "diff.code_lines": {"en": "code: {total} changed lines (+{added} -{removed}), blank lines "
+                              "not counted",
+                        "fr": "code : {total} lignes modifiées (+{added} -{removed}), lignes vides "
+                              "non comptées"},
     # tao compare on the terminal (--markdown, --quirk all and --html stay English)
     "compare.title": {
         "en": "tao compare · {provider} · {tasks} tasks × {runs}",
@@ -383,8 +385,10 @@ MESSAGES = {
                      "fr": "Ce qui a changé depuis {prev}"},
     "book.changed_files": {"en": "changed files",
                            "fr": "fichiers modifiés"},
-    "book.code_lines": {"en": "code: +{added} −{removed} lines",
-                        "fr": "code : +{added} −{removed} lignes"},
+    "book.code_lines": {"en": "code: {total} changed lines (+{added} −{removed}), blank lines "
+                              "not counted",
+                        "fr": "code : {total} lignes modifiées (+{added} −{removed}), lignes vides "
+                              "non comptées"},
     "book.readme_diff": {"en": "the README's changes",
                          "fr": "les changements du README"},
     "book.first": {"en": "The first stage: nothing comes before it.",
