@@ -151,6 +151,31 @@ def test_stage08_prepare_repairs_what_strict_apis_refuse(name, messages, expecte
         assert sent[2]["content"] == "noon" and sent[3]["content"] == CONTEXT08.MISSING_RESULT
 
 
+def stray_results() -> list[dict]:
+    """A history a crash or a resumed checkpoint can leave: one call answered twice, and
+    a result that arrives after the next user message (late)."""
+    ask = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "name": "now", "args": {}}, {"id": "c2", "name": "now", "args": {}}]}
+    return [{"role": "user", "content": "a"}, ask,
+            {"role": "tool", "tool_call_id": "c1", "name": "now", "content": "noon"},
+            {"role": "tool", "tool_call_id": "c1", "name": "now", "content": "noon again"},
+            {"role": "user", "content": "b"},
+            {"role": "tool", "tool_call_id": "c2", "name": "now", "content": "late"}]
+
+
+@pytest.mark.parametrize("number", ["08", "09", "10"])
+def test_prepare_drops_repeated_and_late_results_as_exercise_5_does(number):
+    # the repair exercise 5 asks for: each result answers, once, a call of the turn just
+    # before it; c2's late result is dropped and its call gets the stand-in instead
+    context = load_stage(number, "context")
+    messages = stray_results()
+    assert accepted(messages), "the history should start out refused"
+    sent = context.prepare(messages, 10_000)
+    assert [(m["role"], m.get("content")) for m in sent[2:]] == [
+        ("tool", "noon"), ("tool", context.MISSING_RESULT), ("user", "b")], sent
+    assert accepted(sent) is None, accepted(sent)
+
+
 def test_stage08_snipping_never_parts_a_call_from_its_result():
     turn = [{"role": "user", "content": "q" * 400},
             {"role": "assistant", "content": "", "tool_calls": [
