@@ -477,7 +477,9 @@ def test_asked_what_a_tool_returned_it_tells_the_result_in_view_and_calls_nothin
     assert "returned" not in chat.text, "a question about the talk, not about a tool"
     forgotten = OfflineProvider().call(ask("What did the wordcount tool return?"), "",
                                        KIT_TOOLS)
-    assert "returned" not in forgotten.text, "nothing in view: nothing to recall"
+    assert forgotten.text.startswith("I no longer have the wordcount tool's result"), (
+        "nothing in view: nothing to recall, and no call on the question's own words")
+    assert not forgotten.tool_calls
 
 
 def test_the_offline_model_keeps_to_its_line_budget():

@@ -164,13 +164,12 @@ def tools_named(s: Situation) -> list[str]:
 
 
 def asks_what_it_said(s: Situation) -> bool:
-    """The user asks what a tool said before, brings nothing new, and a result is in view,
-    or, after an earlier request, a tool is named (its result may be gone: snipped)."""
+    """The user asks what a tool said before, brings nothing new, and a result is in view
+    or a tool is named (its result may be gone: snipped, or never kept)."""
     asked = s.request
     for name in s.catalogue:  # "what did wordcount return?" names its tool
         asked = asked.replace(name, "tool")
-    return ((bool(s.last_turn[1]) or bool(s.earlier and tools_named(s))) and not s.turn
-            and not s.forced
+    return ((bool(s.last_turn[1]) or bool(tools_named(s))) and not s.turn and not s.forced
             and bool(ASKS_WHAT_IT_SAID.search(asked)) and not words.quoted(asked)
             and not words.numbers(asked))
 
