@@ -202,13 +202,15 @@ MESSAGES = {
         "en": "errors as observations (stage 05): the model reads what went wrong",
         "fr": "les erreurs comme observations (étape 05) : le modèle lit ce qui s'est mal passé"},
     "compare.fix.missed_call": {
-        "en": "native calls with tool_choice=\"required\" (stage 07), or clearer tool "
+        "en": "native calls with tool_choice=\"required\" (exercise 10), or clearer tool "
               "descriptions in the registry (stage 06)",
-        "fr": "les appels natifs avec tool_choice=\"required\" (étape 07), ou des descriptions "
-              "d'outils plus claires dans le registre (étape 06)"},
+        "fr": "les appels natifs avec tool_choice=\"required\" (exercice 10), ou des "
+              "descriptions d'outils plus claires dans le registre (étape 06)"},
     "compare.fix.unneeded_call": {
-        "en": "tool_choice=\"none\" for a turn that needs no tool (stage 07)",
-        "fr": "tool_choice=\"none\" pour un tour qui n'a besoin d'aucun outil (étape 07)"},
+        "en": "tool_choice=\"none\" for a turn that needs no tool (exercise 10; stage 09 "
+              "sends it for its summary)",
+        "fr": "tool_choice=\"none\" pour un tour qui n'a besoin d'aucun outil (exercice 10 ; "
+              "l'étape 09 l'envoie pour son résumé)"},
     "compare.fix.iteration_cap": {
         "en": "a budget: MAX_ITERATIONS, and an honest summary at the cap (stage 09)",
         "fr": "un budget : MAX_ITERATIONS, et un résumé honnête à la limite (étape 09)"},

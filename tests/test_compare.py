@@ -318,3 +318,27 @@ def test_without_a_local_model_constrained_is_one_line_and_the_others_still_run(
     alone = run_tao("compare", "--protocols", "constrained", "--tasks", FOUR,
                     TAO_LOCAL_MODEL=missing)
     assert alone.returncode == 2 and "Traceback" not in alone.stderr
+
+
+def test_each_fix_sends_the_learner_where_that_tool_choice_is_used():
+    # "tool_choice="required" (stage 07)" sent learners to a stage that never sets it
+    from helpers import ROOT
+
+    from tao.i18n import MESSAGES
+
+    checked = 0
+    for key, entry in MESSAGES.items():
+        for value, where in re.findall(r'tool_choice="(\w+)" [^()]*\(([^)]*)\)',
+                                       entry["en"] if key.startswith("compare.fix.") else ""):
+            stage = re.search(r"stage (\d\d)", where)
+            exercise = re.search(r"exercise (\d+)", where)
+            assert stage or exercise, f"{key}: say where tool_choice={value!r} is used"
+            if stage:
+                code = "".join(p.read_text(encoding="utf-8") for p in
+                               ROOT.glob(f"stages/{stage.group(1)}_*/*.py"))
+                assert f'tool_choice="{value}"' in code, f"{key}: stage {stage.group(1)}"
+            if exercise:
+                (solution,) = ROOT.glob(f"exercises/solutions/e{int(exercise.group(1)):02}_*.py")
+                assert f'"{value}"' in solution.read_text(encoding="utf-8"), key
+            checked += 1
+    assert checked >= 2

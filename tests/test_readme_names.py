@@ -238,3 +238,18 @@ def test_what_the_book_table_names_is_defined_where_it_points(readme):
     assert not missing, (
         f"{stage_readme(readme)}'s 'From the book' names what no linked file defines: "
         f"{sorted(set(missing))}")
+
+
+QUIRK_LIST = re.compile(r"`TAO_OFFLINE_QUIRK=([\w|]+)`")
+
+
+def test_the_quirk_lists_in_the_readmes_name_every_quirk():
+    from shared.providers.offline.quirks import QUIRKS
+
+    lists = [(readme.relative_to(ROOT).as_posix(), found.split("|"))
+             for readme in with_twins(READMES)
+             for found in QUIRK_LIST.findall(readme.read_text(encoding="utf-8"))]
+    assert lists, "the top README lists the quirks TAO_OFFLINE_QUIRK takes"
+    wrong = [(where, sorted(set(QUIRKS) ^ set(named))) for where, named in lists
+             if sorted(named) != sorted(QUIRKS)]
+    assert not wrong, f"quirk lists that leave out or invent a quirk: {wrong}"

@@ -11,6 +11,7 @@ import asyncio
 import copy
 import io
 import sys
+import re
 import threading
 import time
 from pathlib import Path
@@ -701,3 +702,30 @@ def test_a_server_repeating_call_ids_never_gets_the_kept_scratchpad_refused(kind
     assert api.violations == [], api.violations
     assert (first.answer, second.answer) == ("It is noon.", "Still noon.")
     assert second.stop_reason == "completed"
+
+
+def turn_reasons(source: str) -> set[str]:
+    """The reasons stage 09's loop can end a turn with: the word-like string constants it
+    passes to Turn, finish and wrap_up."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+                "Turn", "finish", "wrap_up"):
+            found |= {a.value for a in node.args if isinstance(a, ast.Constant)
+                      and isinstance(a.value, str) and a.value.isidentifier()}
+    return found
+
+
+@pytest.mark.parametrize("where", ["main.py", "loop.py"])
+def test_stage09_docstrings_name_every_reason_a_turn_can_end_with(where):
+    # main.py's docstring is what `tao list` and `tao tour` show of the stage
+    import ast
+
+    folder = stage_dir("09")
+    reasons = turn_reasons((folder / "loop.py").read_text(encoding="utf-8"))
+    assert len(reasons) >= 8, reasons
+    doc = ast.get_docstring(ast.parse((folder / where).read_text(encoding="utf-8")))
+    missing = sorted(r for r in reasons if not re.search(rf"\b{r}\b", doc))
+    assert not missing, f"stage 09's {where} docstring leaves out {missing}"
