@@ -1,8 +1,7 @@
 """Stage 09: stop reasons as data.
 
 Every turn ends with a reason the code can act on (completed, max_iterations, no_progress,
-max_tokens, refusal, model_stopped, error, cancelled), and the iteration cap ends with an
-honest summary, not an apology.
+max_tokens, refusal, model_stopped, error, cancelled); the cap ends with an honest summary.
 
     uv run stages/09_stop_reasons/main.py
     uv run stages/09_stop_reasons/main.py --max-iterations 1   # watch the cap's summary
