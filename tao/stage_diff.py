@@ -157,8 +157,11 @@ def _cell(line: str, present: bool, width: int, tag: str, sign: str) -> Text:
 
 
 def _files(folder: Path) -> set[str]:
+    """The stage's files: its code and its README; not the pages its README links for the
+    details (stage 07's SERVERS.md), which no later stage copies."""
     return {str(p.relative_to(folder)) for p in folder.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts}
+            if p.is_file() and "__pycache__" not in p.parts
+            and (p.suffix != ".md" or p.name.startswith("README"))}
 
 
 def _read(path: Path) -> list[str]:

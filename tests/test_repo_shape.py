@@ -124,9 +124,11 @@ def stale_excerpts(readme: str, folder, root=ROOT) -> list[str]:
 
 @pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
 def test_readme_code_excerpts_match_the_stage_code(folder):
-    for path in with_twins([folder / "README.md"]):
+    assert FENCE.search((folder / "README.md").read_text(encoding="utf-8")), (
+        f"{folder.name}/README.md shows no code from the stage")
+    pages = sorted(p for p in folder.glob("*.md") if not p.name.endswith(".fr.md"))
+    for path in with_twins(pages):  # the README, and the pages it links for the details
         readme, where = path.read_text(encoding="utf-8"), f"{folder.name}/{path.name} "
-        assert FENCE.search(readme), f"{where}shows no code from the stage"
         problems = stale_excerpts(readme, folder)
         assert not problems, where + f"\n{where}".join(problems)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import io
-import sys
 import re
+import sys
 import threading
 import time
 from pathlib import Path
