@@ -44,6 +44,7 @@ TRACE_FORMATS = (".svg", ".html", ".htm")
 # each with whether it takes a value
 SESSION_OPTIONS = {"--provider": True, "--model": True, "--save-trace": True,
                    "--record": True, "--quirk": True, "--constrain": False}
+WIRE_APIS = ("anthropic", "openai")  # what --show-wire may be followed by
 
 
 class StageParser(argparse.ArgumentParser):
@@ -57,9 +58,21 @@ class StageParser(argparse.ArgumentParser):
         """Parse `args` (default: the command line, with undecodable bytes replaced)."""
         if args is None:
             args = [_readable(arg) for arg in sys.argv[1:]]
+        args = _wire_value_only_if_named(list(args))
         parsed = super().parse_args(args, namespace)
         parsed.stage_argv = stage_arguments(args)
         return parsed
+
+
+def _wire_value_only_if_named(argv: list[str]) -> list[str]:
+    """`--show-wire "hi"` shows the wire and asks "hi": the flag takes the next word only
+    when it names an API (`--show-wire openai`), as argparse alone would not."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--show-wire" and (i + 1 == len(argv) or argv[i + 1] not in WIRE_APIS):
+            argv[i] = f"--show-wire={WIRE_APIS[0]}"
+    return argv
 
 
 def stage_arguments(argv: list[str]) -> list[str]:
@@ -95,7 +108,7 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
                         help="also save what was shown, as SVG or HTML, however the "
                              "session ends")
     parser.add_argument("--show-wire", nargs="?", const="anthropic", metavar="API",
-                        choices=("anthropic", "openai"),
+                        choices=WIRE_APIS,
                         help="print each request body and the response events as they go "
                              "over the wire; with the offline model, as they would go to "
                              "API (anthropic, the default, or openai)")
