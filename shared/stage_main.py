@@ -129,6 +129,17 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
     return parser
 
 
+def at_least_one(value: str) -> int:
+    """A number that counts something (tokens, iterations): a whole number, 1 or more."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is impossible here: give 1 or more")
+    return number
+
+
 def provider_name(value: str) -> str:
     """`value` if it names a provider, or a recording to replay (replay:FILE)."""
     if value in PROVIDERS or (value.startswith("replay:") and value != "replay:"):
