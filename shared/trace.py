@@ -96,6 +96,7 @@ class Trace:
         self._ended_by = ""  # how the learner left, once they have
         self._turn = TurnStats()  # what this turn's model calls cost, for its summary
         self._reply = None  # the latest model reply not yet shown with its numbers
+        self._broken: dict = {}  # the latest reply's calls whose arguments arrived broken
         self._finished = False
         # strings never to show (the provider's key, a password in its URL): `connect`
         # sets them; `_held` is streamed text that may be the start of one, not shown yet
@@ -139,8 +140,15 @@ class Trace:
                     _stop_of(reply))
 
     def act(self, name, args, call_id: str = "") -> None:
-        """A tool call: the tool's name (and its id) and its arguments as highlighted JSON."""
+        """A tool call: the tool's name (and its id) and its arguments as highlighted JSON;
+        arguments that arrived broken, as the model sent them (the reply said which)."""
         self._show_pending_reply()
+        broken = self._broken.get(call_id) if call_id else None
+        if broken is not None:
+            self._panel(Text(self._safe(cut(broken.sent or broken.error))),
+                        _titled("act", name, call_id), STYLES["act"],
+                        note="the arguments as sent: not readable")
+            return
         try:
             text = json.dumps(args, indent=2, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
@@ -266,6 +274,7 @@ class Trace:
         provider's `on_reply` hook)."""
         self._turn.add(reply)
         self._reply = reply
+        self._broken = {c.id: c for c in getattr(reply, "tool_calls", ()) if c.error}
 
     def _show_pending_reply(self) -> None:
         """Before the first tool call of a reply: what the model said and what it cost."""
