@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -29,6 +30,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.highlighter import JSONHighlighter
 from rich.panel import Panel
@@ -47,6 +49,7 @@ STYLES = {"you": "bold cyan", "think": "magenta", "act": "yellow", "observe": "g
 OBSERVE_CHARS = 1500  # an observation longer than this is cut, visibly
 OBSERVE_LINES = 20
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # a COLUMNS outside this range is clamped into it
+FLOW_PIECES = re.compile(r"\n|[^\S\n]+|\S+")  # a line break, a run of spaces, a word
 def make_console(file=None, width: int | None = None, record: bool = False) -> Console:
     """A console that never auto-highlights model text, at a sane width whatever COLUMNS says."""
     if width is None and "COLUMNS" in os.environ:
@@ -93,6 +96,7 @@ class Trace:
         self.save_path = save
         self._mark = self._turn_mark = time.perf_counter()
         self._streamed: list[str] | None = None  # deltas of the reply now streaming, if any
+        self._flow = Flow(self.console)  # lays the streamed words out on the screen's lines
         self._ended_by = ""  # how the learner left, once they have
         self._turn = TurnStats()  # what this turn's model calls cost, for its summary
         self._reply = None  # the latest model reply not yet shown with its numbers
@@ -174,10 +178,10 @@ class Trace:
         """One text delta, printed as it arrives; the first one opens the answer line."""
         if self._streamed is None:
             self._print(Text("tao  ", STYLES["answer"]), end="")
-            self._streamed = []
+            self._streamed, self._flow = [], Flow(self.console, column=5)
         self._streamed.append(delta)
         ready, self._held = _releasable(self._held + delta, self.secrets)
-        self.console.print(Text(self._safe(ready)), end="")
+        self._flow.write(self._safe(ready))
         self.console.file.flush()
 
     def stream_answer(self, deltas: Iterable[str]) -> str:
@@ -193,7 +197,9 @@ class Trace:
         streamed = "".join(self._streamed) if self._streamed is not None else None
         if streamed is not None and text.startswith(streamed):
             self._streamed, held, self._held = None, self._held, ""
-            self.console.print(Text(self._safe(held + text[len(streamed):])))
+            self._flow.write(self._safe(held + text[len(streamed):]))
+            self._flow.flush()
+            self.console.print()
         else:
             self._print(Text("tao  ", STYLES["answer"]) + Text(self._safe(text)))
         self._show_reasoning(self._reply)
@@ -234,7 +240,8 @@ class Trace:
         """Print below an open streamed line, closing it first (marked if it was cut off)."""
         if self._streamed is not None:
             self._streamed, held, self._held = None, self._held, ""
-            self.console.print(Text(self._safe(held)), end="")
+            self._flow.write(self._safe(held))
+            self._flow.flush()
             self.console.print(Text(" [cut off]", STYLES["error"]) if cut_off else "")
         self._ended_by = ""
         self.console.print(renderable, end=end)
@@ -325,6 +332,46 @@ class Trace:
                       file=sys.stderr)
                 return
             print(f"trace saved to {path}", file=sys.stderr)
+
+
+class Flow:
+    """Streamed text laid out word by word: a word that would cross the screen's edge
+    starts the next line, as rich wraps a reply printed whole, instead of being cut in
+    two by the terminal. A word is written once it is known to be whole (a space, a line
+    break or the end of the reply follows it)."""
+
+    def __init__(self, console: Console, column: int = 0):
+        self.console, self.column = console, column
+        self.space = self.word = ""  # the space before the waiting word, and the word
+
+    def write(self, text: str) -> None:
+        """Lay `text` out after what came before."""
+        for piece in FLOW_PIECES.findall(text):
+            if piece == "\n":
+                self.flush()
+                self._out("\n")
+                self.column, self.space = 0, ""
+            elif piece.isspace():
+                self.flush()
+                self.space += piece
+            else:
+                self.word += piece
+
+    def flush(self) -> None:
+        """Write the waiting word: on this line if it fits, else at the start of the next."""
+        if not self.word:
+            return
+        width, wide = self.console.width, cell_len(self.space) + cell_len(self.word)
+        if self.column and self.column + wide > width:
+            self._out("\n" + self.word)
+            self.column = cell_len(self.word) % width
+        else:
+            self._out(self.space + self.word)
+            self.column += wide
+        self.space = self.word = ""
+
+    def _out(self, text: str) -> None:
+        self.console.print(Text(text), end="", soft_wrap=True)
 
 
 class TurnStats:
