@@ -37,6 +37,7 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
+from .language import say
 from .printable import visible
 from .providers.base import redact
 from .terminal import LEAVE_HINT, Keyboard
@@ -72,9 +73,9 @@ def cut(text: str, chars: int = OBSERVE_CHARS, lines: int = OBSERVE_LINES) -> st
     """`text` shortened to a readable size, with a visible marker saying what was cut."""
     kept = text.splitlines()
     if len(kept) > lines:
-        text = "\n".join(kept[:lines]) + f"\n… ({len(kept) - lines} more lines)"
+        text = "\n".join(kept[:lines]) + "\n" + say("… ({n} more lines)", n=len(kept) - lines)
     if len(text) > chars:
-        text = text[:chars] + f"\n… ({len(text) - chars} more characters)"
+        text = text[:chars] + "\n" + say("… ({n} more characters)", n=len(text) - chars)
     return text
 
 
@@ -114,12 +115,12 @@ class Trace:
     def request(self, text: str) -> None:
         """Show a request that did not come from the keyboard (a command-line argument)."""
         self._start_turn()
-        self._print(Text("you> ", STYLES["you"]) + Text(visible(text)))
+        self._print(Text(say("you> "), STYLES["you"]) + Text(visible(text)))
 
     def prompt(self) -> str:
         """Read one line; EOFError when the learner leaves (Ctrl-D, or Ctrl-C twice)."""
         try:
-            line = self._keyboard.read(Text("you> ", STYLES["you"]))
+            line = self._keyboard.read(Text(say("you> "), STYLES["you"]))
         except EOFError:
             self._ended_by = self._keyboard.ended_by
             raise
@@ -129,7 +130,8 @@ class Trace:
 
     def iteration(self, number: int) -> None:
         """A rule that starts iteration `number` of the loop, and restarts its clock."""
-        self._print(Rule(Text(f"iteration {number}", STYLES["meta"]), style=STYLES["meta"]))
+        self._print(Rule(Text(say("iteration {n}", n=number), STYLES["meta"]),
+                         style=STYLES["meta"]))
         self._mark = time.perf_counter()
         self._turn.iterations = number
 
@@ -140,7 +142,7 @@ class Trace:
         tokens and stop reason when the provider reported them."""
         reply, self._reply = self._reply, None
         body = Text(self._safe(text)) if text.strip() else Text(repr(text), STYLES["meta"])
-        self._panel(body, "think", STYLES["think"], usage or _usage_of(reply),
+        self._panel(body, say("think"), STYLES["think"], usage or _usage_of(reply),
                     _stop_of(reply))
 
     def act(self, name, args, call_id: str = "") -> None:
@@ -151,7 +153,7 @@ class Trace:
         if broken is not None:
             self._panel(Text(self._safe(cut(broken.sent or broken.error))),
                         _titled("act", name, call_id), STYLES["act"],
-                        note="the arguments as sent: not readable")
+                        note=say("the arguments as sent: not readable"))
             return
         try:
             text = json.dumps(args, indent=2, ensure_ascii=False)
@@ -168,7 +170,8 @@ class Trace:
         note = ""
         if shown_text != result:
             kept = len(shown_text.split("\n… (")[0])
-            note = f"showing {kept:,} of {len(result):,} characters here"
+            note = say("showing {kept} of {total} characters here", kept=f"{kept:,}",
+                       total=f"{len(result):,}")
         self._panel(Text(self._safe(shown_text)), _titled("observe", name, call_id),
                     STYLES["observe"], note=note)
 
@@ -212,7 +215,7 @@ class Trace:
 
     def error(self, message) -> None:
         """A failure (a message or the exception itself); a reply it broke is marked cut off."""
-        self._print(Text("error  ", STYLES["error"]) + Text(self._safe(str(message))),
+        self._print(Text(say("error  "), STYLES["error"]) + Text(self._safe(str(message))),
                     cut_off=True)
 
     def note(self, message: str) -> None:
@@ -229,7 +232,7 @@ class Trace:
         if last_words:
             self._record(Text(self._safe(last_words), STYLES["error"]))
         if self._ended_by:  # (if the screen is gone, this raises; a second finish saves)
-            self._print(Text(f"bye ({self._ended_by})", STYLES["meta"]))
+            self._print(Text(say("bye ({why})", why=say(self._ended_by)), STYLES["meta"]))
         self._finished = True
         if self.save_path:
             self._save(Path(self.save_path))
@@ -242,7 +245,7 @@ class Trace:
             self._streamed, held, self._held = None, self._held, ""
             self._flow.write(self._safe(held))
             self._flow.flush()
-            self.console.print(Text(" [cut off]", STYLES["error"]) if cut_off else "")
+            self.console.print(Text(say(" [cut off]"), STYLES["error"]) if cut_off else "")
         self._ended_by = ""
         self.console.print(renderable, end=end)
 
@@ -266,7 +269,7 @@ class Trace:
         if usage and (usage.get("input_tokens") is not None or usage.get("not_reported")):
             line += " · " + tokens_text(usage)
         if stop:
-            line += f" · stop {stop}"
+            line += " · " + say("stop {reason}", reason=stop)
         return Text(line, STYLES["meta"])
 
     # what the provider reported about each model call
@@ -292,18 +295,18 @@ class Trace:
         # text streamed live is on screen already: say what it was, and show it once
         streamed = self._streamed is not None and "".join(self._streamed) == reply.text
         if reply.text.strip() and not streamed:  # text before the calls: thinking aloud
-            self._panel(Text(self._safe(reply.text)), "think · before its tool calls",
+            self._panel(Text(self._safe(reply.text)), say("think · before its tool calls"),
                         STYLES["think"], _usage_of(reply), _stop_of(reply))
             return
-        label = ("think · the text above came before its tool calls · " if streamed
-                 and reply.text.strip() else "model replied with tool calls · ")
+        label = say("think · the text above came before its tool calls · " if streamed
+                    and reply.text.strip() else "model replied with tool calls · ")
         numbers = self._footer_text(_usage_of(reply), _stop_of(reply))
         self._print(Text(label, STYLES["meta"]) + numbers)
 
     def _show_reasoning(self, reply) -> None:
         """Reasoning a model streamed apart from its text (some local servers do)."""
         if reply is not None and getattr(reply, "reasoning", ""):
-            self._panel(Text(self._safe(cut(reply.reasoning))), "think · reasoning",
+            self._panel(Text(self._safe(cut(reply.reasoning))), say("think · reasoning"),
                         STYLES["think"])
 
     def _record(self, renderable) -> None:
@@ -331,7 +334,7 @@ class Trace:
                 print(f"could not save the trace to {path} ({exc.strerror or exc}): {where}",
                       file=sys.stderr)
                 return
-            print(f"trace saved to {path}", file=sys.stderr)
+            print(say("trace saved to {path}", path=path), file=sys.stderr)
 
 
 class Flow:
@@ -394,14 +397,15 @@ class TurnStats:
 
     def summary(self, seconds: float) -> str:
         """One dim line for the end of a turn."""
-        parts = [f"{self.calls} model call{'s' if self.calls != 1 else ''}"]
+        parts = [say("{n} model call" if self.calls == 1 else "{n} model calls", n=self.calls)]
         if self.iterations:
-            parts.append(f"{self.iterations} iteration{'s' if self.iterations != 1 else ''}")
+            parts.append(say("{n} iteration" if self.iterations == 1 else "{n} iterations",
+                             n=self.iterations))
         if self.usage.get("input_tokens") is not None or self.usage.get("not_reported"):
             parts.append(tokens_text(self.usage))
         if self.stop:
-            parts.append(f"stop {self.stop}")
-        return "turn: " + " · ".join(parts) + f" · {seconds:.2f} s"
+            parts.append(say("stop {reason}", reason=self.stop))
+        return say("turn: ") + " · ".join(parts) + f" · {seconds:.2f} s"
 
 
 def tokens_text(usage: dict) -> str:
@@ -409,16 +413,17 @@ def tokens_text(usage: dict) -> str:
     model), the cache counts where the API gave them, and `tokens not reported by the
     server` where a server sent none (`not_reported`), rather than no word at all."""
     if usage.get("input_tokens") is None and usage.get("not_reported"):
-        return "tokens not reported by the server"
-    text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens"
+        return say("tokens not reported by the server")
+    text = say("{sent} in / {written} out tokens", sent=usage.get("input_tokens", 0),
+               written=usage.get("output_tokens", 0))
     if usage.get("estimated"):
-        text += " (estimated)"
+        text += say(" (estimated)")
     if usage.get("not_reported"):  # a turn of several calls, some of them not counted
-        text += " (not all reported by the server)"
+        text += say(" (not all reported by the server)")
     for key, label in (("cache_read_input_tokens", "cache read"),
                        ("cache_creation_input_tokens", "cache write")):
         if usage.get(key):
-            text += f" · {label} {usage[key]}"
+            text += f" · {say(label)} {usage[key]}"
     return text
 
 
@@ -483,7 +488,7 @@ def _stop_of(reply) -> str:
 
 def _titled(kind: str, name, call_id) -> str:
     """`act · now` or, with native tool calls, `act · now · toolu_01…` (the id pairs them)."""
-    title = f"{kind} · {shown(name)}"
+    title = f"{say(kind)} · {shown(name)}"
     return title + f" · {shown(call_id)}" if call_id else title
 
 

@@ -1,23 +1,24 @@
 """tao's own words in English and French: one table, one lookup.
 
-`text(id, **parts)` is message `id` in the language tao speaks, `language()`: TAO_LANG
-(`en` or `fr`) if set, else the locale (the first of LC_ALL, LC_MESSAGES, LANG that is
-set: one starting with `fr` is French), else English; anything else is English too. A
+`text(id, **parts)` is message `id` in the language tao speaks, `language()` (one choice
+for the stages and tao, in shared/language.py): TAO_LANG (`en` or `fr`) if set, else the
+locale (the first of LC_ALL, LC_MESSAGES, LANG that is set: one starting with `fr` is
+French), else English; anything else is English too. A
 message with no French text falls back to its English one (tests/test_i18n.py fails
 while one is missing, so the table stays complete). Commands, file names and code
 identifiers stay English in both languages: they are what the learner types.
 
-Only the `tao` command speaks through this table. The stages print English, since a
-learner diffs them, and the offline model answers in the language it is asked in
+Only the `tao` command speaks through this table. A stage's trace has its own few words
+(shared/language.py); what a stage prints itself stays English, since a learner diffs
+them, and the offline model answers in the language it is asked in
 (shared/providers/offline/writing.py).
 """
 
 from __future__ import annotations
 
-import os
+from shared.language import LANGUAGES, language
 
-LANGUAGES = ("en", "fr")
-LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX order: the first one set decides
+__all__ = ["LANGUAGES", "MESSAGES", "language", "text"]
 
 MESSAGES = {
     # tao tour
@@ -430,15 +431,6 @@ MESSAGES = {
     "book.built": {"en": "Built from the repository by {command}.",
                    "fr": "Construit depuis le dépôt par {command}."},
 }
-
-
-def language(env=None) -> str:
-    """"fr" or "en": TAO_LANG if set, else the locale, else English."""
-    env = os.environ if env is None else env
-    chosen = (env.get("TAO_LANG") or "").strip()
-    if not chosen:
-        chosen = next((env[var] for var in LOCALE_VARS if env.get(var)), "")
-    return "fr" if chosen.lower().startswith("fr") else "en"
 
 
 def text(message_id: str, lang: str | None = None, **parts) -> str:

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ...language import say
 from ..base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..defaults import DEFAULT_MODELS
 from .quirks import QUIRKS, apply_quirk
@@ -59,8 +60,8 @@ class OfflineProvider(Provider):
 
     def describe(self) -> str:
         """One line for the screen: which model answers, and its quirk."""
-        extra = f" with the {self.quirk} quirk" if self.quirk else ""
-        return f"offline, the built-in rule-based model{extra}"
+        extra = say(" with the {quirk} quirk", quirk=self.quirk) if self.quirk else ""
+        return say("offline, the built-in rule-based model") + extra
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
