@@ -247,7 +247,7 @@ def readme(book: Book, folder: Path, lang: str, name: str = "README.md") -> tupl
 
 def side_by_side(diff: FileDiff, old: str, new: str) -> str:
     """One file's change as a two-column table, changed rows marked (+/- and colour) and
-    three lines of context, as `tao diff --side` shows it; the box scrolls, not the page."""
+    three lines of context, as `tao diff --side` shows it; never wider than the page."""
     import difflib
 
     rows = [f'<tr><th colspan="2">{html.escape(old)}/{html.escape(diff.name)}</th>'
@@ -269,12 +269,13 @@ def side_by_side(diff: FileDiff, old: str, new: str) -> str:
                     else:
                         cells.append(f'<td class="n"></td><td class="{side} none"></td>')
                 rows.append("<tr>" + "".join(cells) + "</tr>")
-    # both halves as wide as the longest line of either (monospace: ch), so the two columns
-    # line up; a narrower screen scrolls the box
+    # on a phone both halves are as wide as the longest line of either (monospace: ch) and
+    # the box scrolls; on a laptop the box takes the window's width and long lines wrap
+    # in their column, so the new code is never cut off (book.css, --wide)
     longest = max((len(line.rstrip()) for line in diff.old + diff.new), default=0) + 3
-    cols = "<colgroup>" + '<col class="n"><col style="width:{0}ch">' * 2 + "</colgroup>"
-    return (f'<div class="diff"><table style="min-width:{2 * longest + 10}ch">'
-            + cols.format(longest) + "".join(rows) + "</table></div>")
+    cols = "<colgroup>" + '<col class="n"><col>' * 2 + "</colgroup>"
+    return (f'<div class="diff"><table style="--wide:{2 * longest + 10}ch">'
+            + cols + "".join(rows) + "</table></div>")
 
 
 def diff_section(book: Book, stage: Stage, previous: Stage | None, lang: str) -> str:
