@@ -33,6 +33,7 @@ TWINNED = (
     "exercises/README.md",
     "exercises/MAINTAINERS.md",
     "shared/README.md",
+    "tao/README.md",
     "stages/README.md",
     "stages/01_single_call/README.md",
     "stages/02_chat_loop/README.md",
