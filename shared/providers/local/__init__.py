@@ -320,7 +320,7 @@ def _as_call(text: str, call_id: str) -> ToolCall:
         whole = json.loads(text)
     except ValueError:
         return ToolCall(call_id, _name_in(text), {},
-                        f"the call was cut off before its JSON ended: {text[:200]!r}")
+                        f"the call was cut off before its JSON ended: {text[:200]!r}", text)
     args, error = parse_args(json.dumps(whole.get("arguments", {})))
     return ToolCall(call_id, str(whole.get("name", "")), args, error)
 
