@@ -20,6 +20,7 @@ from .repo import CLIError, find_stage, stages
 
 CONTEXT = 3  # unchanged lines shown around each change, as `diff -u`
 SIDE_MIN_WIDTH = 120  # below this, two columns of code are too narrow to read
+SAMPLE = "sample/"  # what a stage's agent works on: material, not the step's code
 
 
 @dataclass
@@ -32,8 +33,9 @@ class FileDiff:
 
     @property
     def is_doc(self) -> bool:
-        """Prose rather than code: shown after the code, and only with --docs."""
-        return self.name.endswith(".md")
+        """Not the lesson's code: prose, or the sample project a capstone stage's agent works
+        on (`sample/`); shown after the code, and only with --docs."""
+        return self.name.endswith(".md") or self.name.startswith(SAMPLE)
 
     def counts(self) -> tuple[int, int]:
         """(lines added, lines removed), blank lines not counted: the kit's one measure of

@@ -38,9 +38,10 @@ SLOW_FETCH = Tool("slow_fetch", "Pretend to fetch a web page, taking some second
                   schema({"url": {"type": "string"}, "seconds": {"type": "number"}},
                          ["url", "seconds"]), lambda args: f"page {args['url']}")
 NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, SLOW_FETCH, *KIT_TOOLS]
-OFFLINE_BUDGET = 1110  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026, 1086
+OFFLINE_BUDGET = 1120  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026, 1086
 # once it read and wrote French: its sentences table and French words are data, not rules;
-# 1103 once it numbered calls over a session and said which result it no longer has)
+# 1103 once it numbered calls over a session and said which result it no longer has; 1116
+# once it also gave the capstone's file tools the path a request names)
 
 
 def ask(text):

@@ -14,7 +14,7 @@ from loop import MAX_ITERATIONS, agent_step, build_agent_system
 from tools import RUN, TOOLS
 from workspace import open_workspace
 
-from shared.stage_main import open_session, run, stage_parser
+from shared.stage_main import at_least_one, open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
@@ -48,9 +48,9 @@ def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
 
 def main() -> None:
     parser = stage_parser(__doc__)
-    parser.add_argument("--budget", type=int, default=CONTEXT_BUDGET,
+    parser.add_argument("--budget", type=at_least_one, default=CONTEXT_BUDGET,
                         help=f"tokens one request may take (default {CONTEXT_BUDGET})")
-    parser.add_argument("--max-iterations", type=int, default=MAX_ITERATIONS,
+    parser.add_argument("--max-iterations", type=at_least_one, default=MAX_ITERATIONS,
                         help=f"model calls one turn may make (default {MAX_ITERATIONS})")
     parser.add_argument("--workspace", metavar="DIR",
                         help="the folder the agent works on (default: a fresh copy of the "
