@@ -57,6 +57,20 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+NOT_DONE = "not attempted yet: "  # how tests/exercises/conftest.py marks a test on a stub
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say in one line what the `x`s are: the exercises' tests on stubs not done yet."""
+    waiting = [r for r in terminalreporter.stats.get("xfailed", [])
+               if NOT_DONE in str(getattr(r, "wasxfail", ""))]
+    if waiting:
+        exercises = {r.nodeid.split("::")[0] for r in waiting}
+        terminalreporter.write_line(
+            f"x: {len(waiting)} tests of {len(exercises)} exercises you have not done yet "
+            "(not failures); go on with `uv run tao check`")
+
+
 @pytest.fixture(autouse=True)
 def offline_only(monkeypatch):
     """No keys from the developer's shell."""

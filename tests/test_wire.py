@@ -13,7 +13,7 @@ import sys
 
 import pytest
 from fake_api import SSE, FakeAPI, anthropic_stream, openai_stream
-from helpers import ROOT, clean_env, load_stage
+from helpers import ROOT, clean_env, load_stage, run_stage
 from rich.console import Console
 
 from shared.providers import (
@@ -1156,3 +1156,16 @@ def test_only_a_stage_with_a_registry_takes_constrain():
 
     with pytest.raises(SystemExit):
         stage_parser("").parse_args(["--constrain"])
+
+
+@pytest.mark.parametrize(("args", "api"), [
+    (["--show-wire", "hi there"], "anthropic"),  # the flag first, as the README says
+    (["hi there", "--show-wire"], "anthropic"),
+    (["--show-wire", "openai", "hi there"], "openai"),
+])
+def test_show_wire_goes_before_or_after_a_question(args, api):
+    done = run_stage("01", *args)
+    assert done.returncode == 0, done.stderr
+    assert "you> hi there" in done.stdout, done.stdout
+    endpoint = "POST /v1/chat/completions" if api == "openai" else "POST /v1/messages"
+    assert f"request · {endpoint}" in done.stdout, done.stdout[:400]

@@ -138,8 +138,9 @@ class LocalProvider(Provider):
             params["stop"] = list(options.stop)
         tools = params.get("tools") or []
         choice = options.tool_choice or "auto"
+        if tools:
+            params["tool_choice"] = choice  # "none" too: the prompt then describes no tool
         if tools and choice != "none":
-            params["tool_choice"] = choice
             forced = [t for t in tools if t["function"]["name"] == choice]
             if not forced and choice not in ("auto", "required"):
                 raise ProviderError(f"local: tool_choice {choice!r} is not one of the tools")
@@ -316,7 +317,7 @@ def _as_call(text: str, call_id: str) -> ToolCall:
         whole = json.loads(text)
     except ValueError:
         return ToolCall(call_id, _name_in(text), {},
-                        f"the call was cut off before its JSON ended: {text[:200]!r}")
+                        f"the call was cut off before its JSON ended: {text[:200]!r}", text)
     args, error = parse_args(json.dumps(whole.get("arguments", {})))
     return ToolCall(call_id, str(whole.get("name", "")), args, error)
 
