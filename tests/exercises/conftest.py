@@ -43,7 +43,7 @@ STUB_CHECK = os.environ.get("TAO_STUB_CHECK") == "1"
 STRICT = SOLUTIONS or MUTANT_MODE or os.environ.get("TAO_EXERCISES_STRICT") == "1"
 TIMEOUT = float(os.environ.get("TAO_TEST_TIMEOUT") or 15)
 RESULTS = os.environ.get("TAO_RESULTS")
-MIN_MUTANTS = 3
+MIN_MUTANTS = 5
 
 _passed_on_stubs: list[str] = []
 _mutant_caught: dict[str, bool] = {}  # mutant file name -> some test failed on it
