@@ -18,6 +18,7 @@ import pytest
 from helpers import ROOT
 
 FILES = re.compile(r"\b(?:stages|shared|tao|exercises)/[\w./*-]+\.py\b")
+URL = re.compile(r"https?://\S+")  # an address outside the kit names no code of ours
 CODE_NAME = re.compile(r"(?<![\w.])(_?[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z]{3,}"
                        r"(?:_[A-Z0-9]+)*)(?![\w])(?!=[^=])")  # not a keyword argument
 
@@ -45,7 +46,7 @@ def missing_names(exercise: str, hint: str) -> list[str]:
         where = files_named(rung) or everywhere
         texts = [(ROOT / f).read_text(encoding="utf-8") if (ROOT / f).is_file() else ""
                  for f in where]
-        for name in dict.fromkeys(CODE_NAME.findall(FILES.sub("", rung))):
+        for name in dict.fromkeys(CODE_NAME.findall(FILES.sub("", URL.sub("", rung)))):
             if not any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", t) for t in texts):
                 problems.append(f"{name} (looked for in {', '.join(where)})")
     return problems
