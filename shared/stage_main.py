@@ -46,6 +46,9 @@ TRACE_FORMATS = (".svg", ".html", ".htm")
 SESSION_OPTIONS = {"--provider": True, "--model": True, "--save-trace": True,
                    "--record": True, "--quirk": True, "--constrain": False}
 WIRE_APIS = ("anthropic", "openai")  # what --show-wire may be followed by
+# set by what runs a stage in its process (tao debug), never by a stage: each
+# around(provider, trace, session) returns the provider the stage talks to
+AROUND: list[Callable] = []
 
 
 class StageParser(argparse.ArgumentParser):
@@ -226,6 +229,8 @@ def connect(provider: Provider, trace: Trace, show_wire: str | None = None,
 
         provider = Recorder(provider, record, session)
         trace.prompt = provider.reading(trace.prompt)
+    for around in AROUND:  # outermost: it sees the stage's own requests (tao debug)
+        provider = around(provider, trace, session)
     provider.on_reply = trace.model_reply
     return provider
 

@@ -82,6 +82,14 @@ class Keyboard:
         self._interrupts = 0
         return line
 
+    def line(self, prompt: Text) -> str:
+        """One line for a caller's own question: Ctrl-C and the end of input are raised."""
+        try:
+            return self._read_line(prompt)
+        except (EOFError, KeyboardInterrupt):
+            self.console.print()  # end the prompt's line
+            raise
+
     def _read_line(self, prompt: Text) -> str:
         """One line from the keyboard (through readline when loaded) or from a pipe."""
         if interactive(self.console):

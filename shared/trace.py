@@ -46,7 +46,7 @@ __all__ = ["LEAVE_HINT", "SILENT", "Trace", "TurnStats", "cut", "make_console", 
            "tokens_text", "visible"]
 
 STYLES = {"you": "bold cyan", "think": "magenta", "act": "yellow", "observe": "green",
-          "answer": "bold", "error": "bold red", "meta": "dim"}
+          "answer": "bold", "error": "bold red", "meta": "dim", "yours": "bold blue"}
 OBSERVE_CHARS = 1500  # an observation longer than this is cut, visibly
 OBSERVE_LINES = 20
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # a COLUMNS outside this range is clamped into it
@@ -217,6 +217,14 @@ class Trace:
         """A failure (a message or the exception itself); a reply it broke is marked cut off."""
         self._print(Text(say("error  "), STYLES["error"]) + Text(self._safe(str(message))),
                     cut_off=True)
+
+    def yours(self, title: str, body: str = "") -> None:
+        """A change the learner made by hand (`tao debug`): never shown as a model's or tool's."""
+        self._panel(Text(self._safe(cut(body))), title, STYLES["yours"])
+
+    def ask(self, prompt: str) -> str:
+        """One line typed after `prompt` (a debugger's); Ctrl-C and Ctrl-D are raised."""
+        return self._keyboard.line(Text(prompt, STYLES["yours"]))
 
     def note(self, message: str) -> None:
         """A dim line about the session (a cancelled reply, a retry)."""

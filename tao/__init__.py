@@ -8,6 +8,7 @@
 - `exercise_runner.py`: the exercise test runner; `exercise_screen.py`: what they show;
 - `book.py`: book, the kit as a static site (English and French);
 - `compare.py`: compare; `replay.py`: replay (a recorded session again);
+- `debug.py`: debug, a stage's loop paused at every step (`debug_edits.py`: what it keeps);
 - `repo.py`: the repository's paths and the one stage finder (tests and exercises use it too).
 
 `main` is imported on first call, so `from tao.repo import load_stage` (what

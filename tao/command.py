@@ -4,9 +4,11 @@
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
     tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE] [--runs N]
     tao replay FILE [--stage N] | book [--out DIR] [--open]
+    tao debug N [stage options] | port-test N [--seed S] -- COMMAND...
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
-`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare`, `replay` or `book`; this
+`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare`, `replay`, `book`,
+`debug` or `port_test`; this
 module only declares the arguments and dispatches.
 """
 
@@ -21,6 +23,7 @@ from shared.trace import make_console
 
 from .book import cmd_book
 from .compare import cmd_compare
+from .debug import cmd_debug
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .i18n import LANGUAGES, text
@@ -177,13 +180,29 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--stage", help="run this stage on it instead (say, 05 for a "
                                         "recording of 06); needed for a recording made "
                                         "before recordings said their stage")
+    debug = verbs.add_parser(
+        "debug", help="a stage with its loop paused at every step, to change what goes by",
+        description="Run stage N, interactively, pausing before each request to the model "
+                    "and before each tool call runs. At a pause: show the messages (or the "
+                    "call), edit one (as JSON in $EDITOR, or typed when none is set), drop "
+                    "one, inject a user or tool message, reply by hand instead of the "
+                    "model, skip a call, step, continue to the next turn, or save the "
+                    "session so far as a script --provider replay:FILE runs again. Every "
+                    "change shows on the trace as yours. Ctrl-C or the end of input at a "
+                    "pause ends the session (exit 130, or 0).",
+        epilog="e.g. `tao debug 07`, or `tao debug 05 --provider openai`: the stage's own "
+               "options follow its number.")
+    debug.add_argument("stage", help="stage number, e.g. 07")
+    debug.add_argument("args", nargs=argparse.REMAINDER,
+                       help="the stage's own options (--provider, --budget, ...)")
     return parser
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
             "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
             "reset": cmd_reset, "solution": cmd_solution,
-            "compare": cmd_compare, "replay": cmd_replay, "book": cmd_book}
+            "compare": cmd_compare, "replay": cmd_replay, "book": cmd_book,
+            "debug": cmd_debug}
 
 
 def main(argv: list[str] | None = None) -> int:

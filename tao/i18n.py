@@ -430,6 +430,114 @@ MESSAGES = {
                             "(SmolLM2-135M, tests/recordings)"},
     "book.built": {"en": "Built from the repository by {command}.",
                    "fr": "Construit depuis le dépôt par {command}."},
+    # tao debug
+    "debug.started": {
+        "en": "tao debug: {stage} pauses before each model request and before each tool "
+              "call (type help at a pause)",
+        "fr": "tao debug : {stage} s'arrête avant chaque requête au modèle et avant chaque "
+              "appel d'outil (tapez help à une pause)"},
+    "debug.how": {
+        "en": "at a pause: show · edit N · drop N · inject … · reply TEXT · skip (a call) · "
+              "step (Enter) · continue (to the next turn) · save FILE · help",
+        "fr": "à une pause : show · edit N · drop N · inject … · reply TEXTE · skip (un "
+              "appel) · step (Entrée) · continue (jusqu'au tour suivant) · save FICHIER · help"},
+    "debug.at_request": {"en": "⏸ before request {number} to the model (messages: {count})",
+                         "fr": "⏸ avant la requête {number} au modèle (messages : {count})"},
+    "debug.at_call": {"en": "⏸ before the tool call {call} {args}",
+                      "fr": "⏸ avant l'appel d'outil {call} {args}"},
+    "debug.request_commands": {
+        "en": "here: show [N|system] · edit N [TEXT] · drop N · inject [user] TEXT · inject "
+              "tool NAME TEXT · reply TEXT · step · continue · save FILE",
+        "fr": "ici : show [N|system] · edit N [TEXTE] · drop N · inject [user] TEXTE · inject "
+              "tool NOM TEXTE · reply TEXTE · step · continue · save FICHIER"},
+    "debug.call_commands": {
+        "en": "here: show · edit [JSON] · skip · step · continue · save FILE",
+        "fr": "ici : show · edit [JSON] · skip · step · continue · save FICHIER"},
+    "debug.unknown": {"en": "{word!r} is no command at this pause; {commands}",
+                      "fr": "{word!r} n'est pas une commande à cette pause ; {commands}"},
+    "debug.yours": {"en": "yours · {what}", "fr": "de vous · {what}"},
+    "debug.yours_reply": {
+        "en": "reply to request {number}, written by you: the model was not asked",
+        "fr": "réponse à la requête {number}, écrite par vous : le modèle n'a pas été "
+              "sollicité"},
+    "debug.yours_edited": {
+        "en": "message {number} edited: the model reads this, not what was there",
+        "fr": "message {number} modifié : le modèle lit ceci, pas ce qui s'y trouvait"},
+    "debug.yours_dropped": {"en": "message {number} dropped: the model will not see it",
+                            "fr": "message {number} retiré : le modèle ne le verra pas"},
+    "debug.yours_injected": {"en": "injected as message {number}: the model reads it",
+                             "fr": "injecté comme message {number} : le modèle le lit"},
+    "debug.yours_skipped": {"en": "call skipped: the tool does not run; the model reads this",
+                            "fr": "appel sauté : l'outil ne tourne pas ; le modèle lit ceci"},
+    "debug.yours_args": {"en": "{call} runs with your arguments, not the model's",
+                         "fr": "{call} tourne avec vos arguments, pas ceux du modèle"},
+    "debug.the_call": {"en": "call {call} · id {id} · arguments:",
+                       "fr": "appel {call} · id {id} · arguments :"},
+    "debug.also_sent": {"en": "    and a system prompt of {chars} characters (show system); "
+                              "tools: {tools}",
+                        "fr": "    et une consigne système de {chars} caractères (show "
+                              "system) ; outils : {tools}"},
+    "debug.no_system": {"en": "(no system prompt)", "fr": "(pas de consigne système)"},
+    "debug.inline_message": {"en": "now: {content}", "fr": "actuellement : {content}"},
+    "debug.new_content": {"en": "new content, or a whole message as JSON (empty: no change)> ",
+                          "fr": "nouveau contenu, ou un message entier en JSON (vide : rien "
+                                "ne change)> "},
+    "debug.inline_args": {"en": "now: {args}", "fr": "actuellement : {args}"},
+    "debug.new_args": {"en": "new arguments as a JSON object (empty: no change)> ",
+                       "fr": "nouveaux arguments, un objet JSON (vide : rien ne change)> "},
+    "debug.unchanged": {"en": "nothing changed", "fr": "rien n'a changé"},
+    "debug.inject_what": {"en": "inject what? inject [user] TEXT, or inject tool NAME TEXT",
+                          "fr": "injecter quoi ? inject [user] TEXTE, ou inject tool NOM TEXTE"},
+    "debug.reply_what": {"en": "reply what? reply TEXT: the text the model would have sent",
+                         "fr": "répondre quoi ? reply TEXTE : le texte que le modèle aurait "
+                               "envoyé"},
+    "debug.rule_unused": {
+        "en": "your change to the {call} call was not used: the stage did not run that tool "
+              "(it refused the call first)",
+        "fr": "votre changement de l'appel {call} n'a pas servi : l'étape n'a pas lancé cet "
+              "outil (elle a refusé l'appel avant)"},
+    "debug.saved": {"en": "saved the session so far (requests answered: {count}) to {path}; "
+                          "run it again with --provider replay:{path}",
+                    "fr": "session enregistrée jusqu'ici (requêtes ayant eu réponse : {count}) "
+                          "dans {path} ; à rejouer avec --provider replay:{path}"},
+    "debug.left_ctrl_c": {"en": "Ctrl-C at a pause: the session ends here; nothing more was "
+                                "sent or run",
+                          "fr": "Ctrl-C à une pause : la session s'arrête ici ; rien de plus "
+                                "n'a été envoyé ni lancé"},
+    "debug.left_eof": {"en": "end of input at a pause: the session ends here; nothing more "
+                             "was sent or run",
+                       "fr": "fin de l'entrée à une pause : la session s'arrête ici ; rien de "
+                             "plus n'a été envoyé ni lancé"},
+    "debug.no_message": {"en": "no message {number}: there are {count} (show lists them)",
+                         "fr": "pas de message {number} : il y en a {count} (show les liste)"},
+    "debug.not_a_message": {"en": "that is no message: a JSON object with a role ({roles})",
+                            "fr": "ce n'est pas un message : un objet JSON avec un rôle "
+                                  "({roles})"},
+    "debug.content_not_text": {"en": "a message's content must be text",
+                               "fr": "le contenu d'un message doit être du texte"},
+    "debug.bad_json": {"en": "not valid JSON ({why}): nothing changed",
+                       "fr": "JSON invalide ({why}) : rien n'a changé"},
+    "debug.args_not_object": {"en": "a call's arguments are a JSON object: nothing changed",
+                              "fr": "les arguments d'un appel sont un objet JSON : rien n'a "
+                                    "changé"},
+    "debug.editor_failed": {"en": "the editor {editor!r} failed ({why}): nothing changed",
+                            "fr": "l'éditeur {editor!r} a échoué ({why}) : rien n'a changé"},
+    "debug.save_what": {"en": "save where? save FILE.json",
+                        "fr": "enregistrer où ? save FICHIER.json"},
+    "debug.save_folder": {"en": "{path} is a folder: name a file",
+                          "fr": "{path} est un dossier : nommez un fichier"},
+    "debug.save_no_folder": {"en": "{path}: there is no folder {folder}",
+                             "fr": "{path} : il n'y a pas de dossier {folder}"},
+    "debug.not_ours": {"en": "{path} exists and is no script tao debug saved: it stays as it "
+                             "is; name another file",
+                       "fr": "{path} existe et n'est pas un script enregistré par tao debug : "
+                             "il reste tel quel ; nommez un autre fichier"},
+    "debug.nothing_to_save": {"en": "nothing to save yet: no request has been answered",
+                              "fr": "rien à enregistrer encore : aucune requête n'a eu de "
+                                    "réponse"},
+    "debug.cannot_write": {"en": "cannot write {path} ({why}): nothing was saved",
+                           "fr": "impossible d'écrire {path} ({why}) : rien n'a été "
+                                 "enregistré"},
 }
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(TESTS))  # tests/ helpers: fake_api
 sys.path.insert(0, str(GUARD_DIR))
 
 import netguard  # noqa: E402  (network_guard/ is on sys.path from the line above)
-from helpers import REMOVED  # noqa: E402
+from helpers import REMOVED, Terminal  # noqa: E402
 
 netguard.install()
 # tao speaks the language of TAO_LANG or the locale (tao/i18n.py): the tests read
@@ -86,6 +86,23 @@ def one_tls_context():
     httpcore2 = sys.modules.get("httpcore2")  # only once an SDK is imported: never import it
     if httpcore2 is not None and not hasattr(httpcore2.default_ssl_context, "cache_info"):
         httpcore2.default_ssl_context = functools.lru_cache(httpcore2.default_ssl_context)
+
+
+@pytest.fixture
+def terminal():
+    """Open programs on pseudo-terminals (`terminal(code)`, or `terminal(argv=[...],
+    **env)`: helpers.Terminal); every one is stopped when the test ends."""
+    pytest.importorskip("pty")
+    opened = []
+
+    def open_terminal(code: str = "", argv: list[str] | None = None, **env) -> Terminal:
+        """Start a program on a new pseudo-terminal."""
+        opened.append(Terminal(code, argv, **env))
+        return opened[-1]
+
+    yield open_terminal
+    for term in opened:
+        term.close()
 
 
 @pytest.fixture

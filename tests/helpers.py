@@ -16,9 +16,11 @@ import json
 import os
 import re
 import runpy
+import select
 import signal
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,15 +28,16 @@ from pathlib import Path
 
 from tao.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
-__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage",
-           "readme_section", "run_stage", "run_stage_process", "run_tao", "stage_dir", "twin",
-           "with_twins"]
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "Terminal", "clean_env", "in_process",
+           "load_stage", "readme_section", "run_stage", "run_stage_process", "run_tao",
+           "stage_dir", "twin", "with_twins"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
 REMOVED = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
            "OLLAMA_BASE_URL", "TAO_PROVIDER", "TAO_MODEL", "TAO_OFFLINE_QUIRK",
-           "TAO_OFFLINE_DELAY", "TAO_SCRIPT", "TAO_TIMEOUT", "TAO_SHOW_WIRE", "FORCE_COLOR")
+           "TAO_OFFLINE_DELAY", "TAO_SCRIPT", "TAO_TIMEOUT", "TAO_SHOW_WIRE", "FORCE_COLOR",
+           "EDITOR")
 
 
 def stage_dir(number: str) -> Path:
@@ -219,3 +222,89 @@ class _ProcessState:
         os.chdir(self.cwd)
         for number, handler in self.handlers.items():
             signal.signal(number, handler)
+
+
+# ---------------------------------------------------------------- a pseudo-terminal
+
+
+def interruptible() -> None:
+    """In a child about to exec: Ctrl-C interrupts, as in a shell's foreground. A suite
+    started in the background (`cmd &` from a script) inherits SIGINT ignored, and an
+    ignored signal stays ignored across exec, so Ctrl-C would reach nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Terminal:
+    """A process on a pseudo-terminal: type into it, read what it shows. `argv` is the
+    program (default: `python -c code`), run from the repository with `clean_env(**env)`
+    (TERM=xterm, 80 columns). The `terminal` fixture (conftest.py) opens them and stops
+    every one when the test ends."""
+
+    def __init__(self, code: str = "", argv: list[str] | None = None, **env):
+        import pty  # Unix only: a test that opens one is skipped elsewhere
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become the program
+            interruptible()
+            os.chdir(ROOT)
+            environment = clean_env(**{"TERM": "xterm", "COLUMNS": "80", **env})
+            os.execve(sys.executable, argv or [sys.executable, "-c", code], environment)
+        self.shown = b""
+        self.status: int | None = None
+
+    def type(self, text: str, chunk: int = 512) -> None:
+        """Send keystrokes, reading the echo meanwhile so neither side blocks."""
+        data = text.encode()
+        while data:
+            _, ready, _ = select.select([self.fd], [self.fd], [], 5)
+            if self.fd in ready:
+                written = os.write(self.fd, data[:chunk])
+                data = data[written:]
+            self.read(0)
+
+    def read(self, wait: float) -> bytes:
+        """What the program showed within `wait` seconds (all of it, gathered)."""
+        deadline = time.monotonic() + wait
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], max(0, deadline - time.monotonic()))
+            if not ready:
+                return self.shown
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:  # the program ended
+                return self.shown
+            if not data:
+                return self.shown
+            self.shown += data
+
+    def wait_for(self, text: bytes, timeout: float = 20, after: int = 0) -> bytes:
+        """Read until `text` appears (past byte `after` of the screen); fail with what was
+        shown if it does not."""
+        deadline = time.monotonic() + timeout
+        while text not in self.shown[after:] and time.monotonic() < deadline:
+            self.read(0.1)
+        assert text in self.shown[after:], (
+            f"never showed {text!r}; showed:\n{self.shown[-2000:]!r}")
+        return self.shown
+
+    def exit_code(self, timeout: float = 20) -> int:
+        """The program's exit code once it ends (reading what it shows meanwhile); fails if
+        it is still running after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while self.status is None and time.monotonic() < deadline:
+            self.read(0.05)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(status)
+        assert self.status is not None, f"still running; showed:\n{self.shown[-2000:]!r}"
+        return self.status
+
+    def close(self) -> None:
+        """Stop the program (it is ours) and reap it."""
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)

@@ -7,15 +7,12 @@ about: the terminal's line limit, readline, and Ctrl-C as a keystroke.
 from __future__ import annotations
 
 import json
-import os
-import select
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from helpers import ROOT, clean_env, run_stage, stage_dir
+from helpers import ROOT, clean_env, interruptible, run_stage, stage_dir
 
 pty = pytest.importorskip("pty")
 
@@ -35,84 +32,6 @@ while True:
 trace.finish()
 """
 PLAIN_INPUT = "print(f'GOT {len(input())}', flush=True)"  # no readline: canonical mode
-
-
-def interruptible() -> None:
-    """In a child about to exec: Ctrl-C interrupts, as in a shell's foreground. A suite
-    started in the background (`cmd &` from a script) inherits SIGINT ignored, and an
-    ignored signal stays ignored across exec, so Ctrl-C would reach nothing."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-class Terminal:
-    """A process on a pseudo-terminal: type into it, read what it shows."""
-
-    def __init__(self, code: str):
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become the program
-            interruptible()
-            env = clean_env(TERM="xterm", COLUMNS="80")
-            os.execve(sys.executable, [sys.executable, "-c", code], env)
-        self.shown = b""
-
-    def type(self, text: str, chunk: int = 512) -> None:
-        """Send keystrokes, reading the echo meanwhile so neither side blocks."""
-        data = text.encode()
-        while data:
-            _, ready, _ = select.select([self.fd], [self.fd], [], 5)
-            if self.fd in ready:
-                written = os.write(self.fd, data[:chunk])
-                data = data[written:]
-            self.read(0)
-
-    def read(self, wait: float) -> bytes:
-        """What the program showed within `wait` seconds (all of it, gathered)."""
-        deadline = time.monotonic() + wait
-        while True:
-            ready, _, _ = select.select([self.fd], [], [], max(0, deadline - time.monotonic()))
-            if not ready:
-                return self.shown
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:  # the program ended
-                return self.shown
-            if not data:
-                return self.shown
-            self.shown += data
-
-    def wait_for(self, text: bytes, timeout: float = 20, after: int = 0) -> bytes:
-        """Read until `text` appears (past byte `after` of the screen); fail with what was
-        shown if it does not."""
-        deadline = time.monotonic() + timeout
-        while text not in self.shown[after:] and time.monotonic() < deadline:
-            self.read(0.1)
-        assert text in self.shown[after:], (
-            f"never showed {text!r}; showed:\n{self.shown[-2000:]!r}")
-        return self.shown
-
-    def close(self) -> None:
-        """Stop the program (it is ours) and reap it."""
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
-
-
-@pytest.fixture
-def terminal():
-    """Open programs on pseudo-terminals; every one is stopped when the test ends."""
-    opened = []
-
-    def open_terminal(code: str) -> Terminal:
-        """Start `code` on a new pseudo-terminal."""
-        opened.append(Terminal(code))
-        return opened[-1]
-
-    yield open_terminal
-    for term in opened:
-        term.close()
 
 
 def test_a_20000_character_paste_arrives_whole(terminal):
