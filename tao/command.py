@@ -27,6 +27,7 @@ from .debug import cmd_debug
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .i18n import LANGUAGES, text
+from .port_test import cmd_port_test
 from .replay import cmd_replay
 from .repo import CLIError
 from .stage_diff import cmd_diff
@@ -195,6 +196,27 @@ def build_parser() -> argparse.ArgumentParser:
     debug.add_argument("stage", help="stage number, e.g. 07")
     debug.add_argument("args", nargs=argparse.REMAINDER,
                        help="the stage's own options (--provider, --budget, ...)")
+    port = verbs.add_parser(
+        "port-test", help="is a program, in any language, a right port of stage N?",
+        description="Run COMMAND once per case of stage N's contract (contract.toml beside "
+                    "the stage), against the kit's fake API on 127.0.0.1 (ANTHROPIC_BASE_URL "
+                    "and OPENAI_BASE_URL point at it, with fake keys; TAO_MODEL names the "
+                    "model), each case's lines on its input and its values drawn at random. "
+                    "Each case checks the requests (model, system prompt, tools and their "
+                    "schemas, the history, every tool result paired with its call), the "
+                    "output, the exit code and, from stage 11, the files; one line each "
+                    "says the first difference. Exit 0 only when every case passes.",
+        epilog="e.g. `tao port-test 05 -- node ports/javascript/05_react_loop.mjs`; ports/ "
+               "holds ports that pass.")
+    port.add_argument("stage", help="stage number, e.g. 05")
+    port.add_argument("--seed", type=int, help="draw the same values as that run (each run "
+                                               "prints its seed)")
+    port.add_argument("--api", choices=("both", "anthropic", "openai"), default="both",
+                      help="which API's key and base URL the program gets (default: both)")
+    port.add_argument("--timeout", type=seconds, default=60.0,
+                      help="seconds a case may take before it is stopped (default 60)")
+    port.add_argument("command", nargs="*",
+                      help="-- then the program and its arguments")
     return parser
 
 
@@ -202,13 +224,19 @@ COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff
             "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
             "reset": cmd_reset, "solution": cmd_solution,
             "compare": cmd_compare, "replay": cmd_replay, "book": cmd_book,
-            "debug": cmd_debug}
+            "debug": cmd_debug, "port-test": cmd_port_test}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one `tao` verb; a mistake in the call is one line and exit 2."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = None
+    if "--" in argv and "port-test" in argv[:argv.index("--")]:  # COMMAND stays as typed
+        argv, command = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     args = parser.parse_args(argv)
+    if command is not None:
+        args.command = command
     console = make_console()
     if not args.verb:
         parser.print_help()

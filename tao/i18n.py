@@ -538,6 +538,107 @@ MESSAGES = {
     "debug.cannot_write": {"en": "cannot write {path} ({why}): nothing was saved",
                            "fr": "impossible d'écrire {path} ({why}) : rien n'a été "
                                  "enregistré"},
+    # tao port-test
+    "port.header": {"en": "tao port-test {stage}: {about} (cases: {cases}, seed {seed})",
+                    "fr": "tao port-test {stage} : {about} (cas : {cases}, graine {seed})"},
+    "port.passed": {"en": "  ✓ {n} {name}", "fr": "  ✓ {n} {name}"},
+    "port.failed": {"en": "  ✗ {n} {name}: {problem}", "fr": "  ✗ {n} {name} : {problem}"},
+    "port.summary": {"en": "{passed} of {total} cases pass; `{again}` runs the same cases again",
+                     "fr": "{passed} cas sur {total} passent ; `{again}` relance les mêmes cas"},
+    "port.no_command": {"en": "name the program to test after --, e.g. `tao port-test {stage} "
+                              "-- node port.mjs`",
+                        "fr": "nommez le programme à tester après --, par exemple `tao "
+                              "port-test {stage} -- node port.mjs`"},
+    "port.cannot_run": {"en": "cannot run {program!r} ({why})",
+                        "fr": "impossible de lancer {program!r} ({why})"},
+    "port.no_contract": {"en": "{stage} has no {file}: no contract to hold a port to",
+                         "fr": "{stage} n'a pas de {file} : pas de contrat auquel tenir un "
+                               "portage"},
+    "port.bad_contract": {"en": "{path} is not a contract tao can read ({why})",
+                          "fr": "{path} n'est pas un contrat que tao sait lire ({why})"},
+    "port.unknown_value": {"en": "the contract names a value {{{name}}} that port-test does not "
+                                 "draw",
+                           "fr": "le contrat nomme une valeur {{{name}}} que port-test ne tire "
+                                 "pas"},
+    "port.no_reply": {"en": "the contract's case {case!r} scripts no reply for {line!r}",
+                      "fr": "le cas {case!r} du contrat ne prévoit aucune réponse pour {line!r}"},
+    "port.one_more": {"en": "port-test: this case scripts {n} replies, and the program asked "
+                            "for one more",
+                      "fr": "port-test : ce cas prévoit {n} réponses, et le programme en a "
+                            "demandé une de plus"},
+    "port.both_apis": {"en": "it sent requests to both APIs: a stage speaks one",
+                       "fr": "il a envoyé des requêtes aux deux API : une étape n'en parle "
+                             "qu'une"},
+    "port.no_request": {"en": "it sent no request (exit {code}; its last words: {said!r})",
+                        "fr": "il n'a envoyé aucune requête (code {code} ; ses derniers mots : "
+                              "{said!r})"},
+    "port.at_request": {"en": "request {n}: {problem}", "fr": "requête {n} : {problem}"},
+    "port.extra_request": {"en": "request {n} was not expected: the case ends after {total}",
+                           "fr": "la requête {n} n'était pas attendue : le cas s'arrête après "
+                                 "{total}"},
+    "port.too_few": {"en": "requests sent: {sent} of the {total} the case expects",
+                     "fr": "requêtes envoyées : {sent} sur les {total} qu'attend le cas"},
+    "port.unreadable": {"en": "it cannot be read as a request of this API",
+                        "fr": "elle ne se lit pas comme une requête de cette API"},
+    "port.refused": {"en": "the API would refuse it: {why}",
+                     "fr": "l'API la refuserait : {why}"},
+    "port.model": {"en": "the model should be {want!r} (what TAO_MODEL says), not {got!r}",
+                   "fr": "le modèle devrait être {want!r} (ce que dit TAO_MODEL), pas {got!r}"},
+    "port.missing": {"en": "message {n} is missing: expected {want}, but the request ends "
+                           "after message {last}",
+                     "fr": "le message {n} manque : attendu {want}, mais la requête s'arrête "
+                           "après le message {last}"},
+    "port.at_message": {"en": "message {n}: {problem}", "fr": "message {n} : {problem}"},
+    "port.extra_message": {"en": "message {n} was not expected: {got}",
+                           "fr": "le message {n} n'était pas attendu : {got}"},
+    "port.want_result": {"en": "the result of {name} (a tool message answering id {id}): "
+                               "{content}",
+                         "fr": "le résultat de {name} (un message tool qui répond à l'id {id}) "
+                               ": {content}"},
+    "port.want_fed": {"en": "the result of {name} fed back (a user message): {content}",
+                      "fr": "le résultat de {name} renvoyé (un message user) : {content}"},
+    "port.wrong_message": {"en": "expected {want}, got {got}",
+                           "fr": "attendu {want}, reçu {got}"},
+    "port.unpaired": {"en": "the tool result answers id {got!r}, but the call to {name} has "
+                            "id {want!r}: a result must echo its call's id",
+                      "fr": "le résultat d'outil répond à l'id {got!r}, mais l'appel à {name} "
+                            "a l'id {want!r} : un résultat doit reprendre l'id de son appel"},
+    "port.wrong_calls": {"en": "expected the calls {want}, got {got}",
+                         "fr": "appels attendus {want}, reçu {got}"},
+    "port.tool_missing": {"en": "the tool {name} is not advertised (it sends: {names})",
+                          "fr": "l'outil {name} n'est pas annoncé (elle envoie : {names})"},
+    "port.tools_not_native": {"en": "this stage lists its tools in the system prompt, yet the "
+                                    "request advertises {names} natively",
+                              "fr": "cette étape liste ses outils dans la consigne système, et "
+                                    "pourtant la requête annonce {names} nativement"},
+    "port.schema": {"en": "the tool {name}: {why}", "fr": "l'outil {name} : {why}"},
+    "port.no_description": {"en": "it has no description", "fr": "il n'a pas de description"},
+    "port.system_sent": {"en": "this stage sends no system prompt, yet the request holds one "
+                               "of {chars} characters",
+                         "fr": "cette étape n'envoie pas de consigne système, et pourtant la "
+                               "requête en contient une de {chars} caractères"},
+    "port.system_missing": {"en": "the system prompt is missing",
+                            "fr": "la consigne système manque"},
+    "port.system_changed": {"en": "the system prompt is not the one request 1 sent",
+                            "fr": "la consigne système n'est pas celle de la requête 1"},
+    "port.system_lacks": {"en": "the system prompt does not say {words!r}",
+                          "fr": "la consigne système ne dit pas {words!r}"},
+    "port.stop": {"en": "the stop sequences should hold {want}, not {got}",
+                  "fr": "les séquences d'arrêt devraient contenir {want}, pas {got}"},
+    "port.not_printed": {"en": "its output does not show {want!r} (its last words: {said!r})",
+                         "fr": "sa sortie ne montre pas {want!r} (ses derniers mots : "
+                               "{said!r})"},
+    "port.timeout": {"en": "it did not end within {seconds} s after its input ended: stopped",
+                     "fr": "il ne s'est pas arrêté dans les {seconds} s après la fin de son "
+                           "entrée : arrêté"},
+    "port.exit": {"en": "exit code {got}, expected {want} (its last words: {said!r})",
+                  "fr": "code de sortie {got}, attendu {want} (ses derniers mots : {said!r})"},
+    "port.file_missing": {"en": "the file {path} is not in the workspace",
+                          "fr": "le fichier {path} n'est pas dans l'espace de travail"},
+    "port.file_differs": {"en": "the file {path} should hold {want}, it holds {got}",
+                          "fr": "le fichier {path} devrait contenir {want}, il contient {got}"},
+    "port.file_there": {"en": "{path} exists, and must not",
+                        "fr": "{path} existe, et ne doit pas"},
 }
 
 

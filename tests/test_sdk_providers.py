@@ -9,6 +9,7 @@ import json
 
 import pytest
 from fake_api import (
+    FLAVOURS,
     SSE,
     FakeAPI,
     HTTPError,
@@ -19,7 +20,6 @@ from fake_api import (
     first_problem,
     openai_stream,
 )
-from fake_api.rules import FLAVOURS
 
 from shared.providers import Options, ProviderError, Reasoning, Reply, Tool
 from shared.providers.anthropic_provider import (

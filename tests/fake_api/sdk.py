@@ -18,7 +18,7 @@ import sys
 import types
 from types import SimpleNamespace
 
-from .streams import SSE, Page
+from tao.fake_api.streams import SSE, Page
 
 
 class APIStatusError(Exception):

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from fake_api.rules import FLAVOURS, first_problem
+from fake_api import FLAVOURS, first_problem
 from helpers import load_stage, run_stage_process
 from servers import STAGE_SECONDS, needs_the_extra
 

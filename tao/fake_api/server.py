@@ -1,5 +1,6 @@
-"""The fake API's HTTP server on 127.0.0.1, and `FakeAPI`, the handle a test holds: it
-queues responses, records each request body, and refuses malformed ones."""
+"""The fake API's HTTP server on 127.0.0.1, and `FakeAPI`, the handle a test (or `tao
+port-test`) holds: it queues responses, records each request body, and refuses malformed
+ones."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ class FakeAPI:
         self.responses: list[SSE | HTTPError] = []
         self.requests: list[dict] = []
         self.violations: list[str] = []
+        self.problems: list[str | None] = []  # one per request: why it was refused, or None
         self.models: list[str] = []  # what GET /v1/models lists (for `tao doctor`)
         self.closing = threading.Event()  # wakes a stalled stream when the fake stops
         self._lock = threading.Lock()
@@ -60,12 +62,13 @@ class FakeAPI:
             self.requests.append(body)
             problem = (check_anthropic if self.kind == "anthropic" else check_openai)(
                 body, headers)
+            self.problems.append(problem)
             if problem:
                 self.violations.append(problem)
                 return invalid_request(self.kind, problem)
             if self.flavour:
                 rules, status = FLAVOURS[self.flavour]
-                problem = first_problem(rules, body, headers)
+                problem = self.problems[-1] = first_problem(rules, body, headers)
                 if problem:
                     self.violations.append(problem)
                     return HTTPError(status, {"error": {
@@ -80,11 +83,22 @@ _SERVERS: dict[str, list[ThreadingHTTPServer]] = {"anthropic": [], "openai": []}
 
 
 def _start_server() -> ThreadingHTTPServer:
-    """A server on 127.0.0.1 that runs until the test process ends."""
+    """A server on 127.0.0.1, on a free port, that runs until `stop_servers` (or the end
+    of the process)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.api = None
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+def stop_servers() -> None:
+    """Shut every idle server down and free its port (a program done with the fake: `tao
+    port-test`); the next FakeAPI starts a new one."""
+    for idle in _SERVERS.values():
+        while idle:
+            server = idle.pop()
+            server.shutdown()
+            server.server_close()
 
 
 class _Handler(BaseHTTPRequestHandler):
