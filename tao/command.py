@@ -57,6 +57,14 @@ def seconds(value: str) -> float:
     return number
 
 
+def seed(value: str) -> int:
+    """A seed: any whole number, 0 included (each run of port-test prints its own)."""
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every verb and its arguments (argparse declarations: long, and plain)."""
     parser = Parser(
@@ -209,8 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="e.g. `tao port-test 05 -- node ports/javascript/05_react_loop.mjs`; ports/ "
                "holds ports that pass.")
     port.add_argument("stage", help="stage number, e.g. 05")
-    port.add_argument("--seed", type=int, help="draw the same values as that run (each run "
-                                               "prints its seed)")
+    port.add_argument("--seed", type=seed, help="draw the same values as that run (each run "
+                                                "prints its seed)")
     port.add_argument("--api", choices=("both", "anthropic", "openai"), default="both",
                       help="which API's key and base URL the program gets (default: both)")
     port.add_argument("--timeout", type=seconds, default=60.0,

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .i18n import text
+from .port_contract import CONTRACT
 from .repo import CLIError, find_stage, stages
 
 CONTEXT = 3  # unchanged lines shown around each change, as `diff -u`
@@ -33,9 +34,11 @@ class FileDiff:
 
     @property
     def is_doc(self) -> bool:
-        """Not the lesson's code: prose, or the sample project a capstone stage's agent works
+        """Not the lesson's code: prose, the stage's contract for ports (`contract.toml`,
+        what `tao port-test` reads), or the sample project a capstone stage's agent works
         on (`sample/`); shown after the code, and only with --docs."""
-        return self.name.endswith(".md") or self.name.startswith(SAMPLE)
+        return (self.name.endswith(".md") or self.name == CONTRACT
+                or self.name.startswith(SAMPLE))
 
     def counts(self) -> tuple[int, int]:
         """(lines added, lines removed), blank lines not counted: the kit's one measure of

@@ -198,13 +198,16 @@ NUMBER_TYPES = {"int", "float", "at_least_one", "seconds"}
 def numeric_options(path) -> list[tuple[str, str]]:
     """(the parser's variable, the option) for each add_argument with a numeric type in
     `path`, read with ast: `compare.add_argument("--runs", type=...)` -> ("compare", "--runs")."""
-    found = []
+    found, verbs = [], {}  # a verb's parser variable -> the verb (port -> port-test)
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "attr", "") == "add_parser"):
+            verbs[node.targets[0].id] = node.value.args[0].value
         if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
                 and any(k.arg == "type" and getattr(k.value, "id", "") in NUMBER_TYPES
                         for k in node.keywords)):
             found.append((node.func.value.id, node.args[0].value))
-    return found
+    return [(verbs.get(parser, parser), option) for parser, option in found]
 
 
 STAGE_NUMBERS = [(folder.name[:2], option) for folder in STAGE_DIRS

@@ -85,10 +85,15 @@ def test_each_kept_wrong_variant_fails_with_a_line_that_names_the_difference(tmp
     text = source.read_text(encoding="utf-8")
     assert text.count(variant["old"]) == 1, "the variant no longer applies to the port"
     source.write_text(text.replace(variant["old"], variant["new"]), encoding="utf-8")
-    done = port_test(variant["stage"], NODE, str(source))
+    done = port_test(variant["stage"], NODE, str(source), seed=5)
     assert done.returncode == 1
     failed = [line for line in done.stdout.splitlines() if line.startswith("  ✗ 1 ")]
     assert failed and variant["fails_with"] in failed[0], done.stdout
+    # ports/README.md shows this very line, for the same seed
+    shown = (PORT.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    run = next(i for i, line in enumerate(shown)
+               if line.startswith(f"$ uv run tao port-test {variant['stage']} --seed 5 "))
+    assert shown[run + 1] == failed[0]
 
 
 # ---------------------------------------------------------------- one way wrong at a time

@@ -37,7 +37,7 @@ def _readmes() -> list[Path]:
 
 READMES = _readmes()
 
-TOP = ("stages", "shared", "tao", "tests", "exercises", "benchmarks")
+TOP = ("stages", "shared", "tao", "tests", "exercises", "benchmarks", "ports")
 # a path inside this repository, as READMEs write it: from the top, or an exercise file
 REPO_PATH = re.compile(rf"^(?:\.\./)*(?:(?:{'|'.join(TOP)})/[\w./-]*|e\d\d_\w+\.py)$")
 BACKTICKED = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")

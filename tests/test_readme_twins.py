@@ -53,6 +53,7 @@ TWINNED = (
     "stages/12_confined_shell/README.md",
     "stages/12_confined_shell/sample/README.md",
     "tests/README.md",
+    "ports/README.md",
 )
 OPTIONAL = ("tests/golden/README.md",)
 
