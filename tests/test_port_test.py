@@ -96,6 +96,13 @@ def test_each_kept_wrong_variant_fails_with_a_line_that_names_the_difference(tmp
     assert shown[run + 1] == failed[0]
 
 
+@needs_node
+def test_a_port_that_prints_no_answer_fails_on_its_output():
+    done = port_test("05", "sh", "-c", f"'{NODE}' '{PORT / PORTED['05']}' > /dev/null")
+    assert done.returncode == 1
+    assert "its output does not show 'It is time, " in done.stdout
+
+
 # ---------------------------------------------------------------- one way wrong at a time
 
 
