@@ -13,8 +13,10 @@ on three seams every stage already has, and copies no loop:
   a call pauses (in the main thread, before stage 10's timeouts start); its `prompt`, a
   new line typed, re-arms the pauses after `continue`;
 - the tool registry (stage 04-06's dict of functions, 07 on a list of `Tool`s): each
-  tool's callable is wrapped before the session starts, so a call the learner skipped or
-  changed runs as they said.
+  tool's callable is wrapped before the session starts, so a call the learner skipped
+  does not run. Arguments the learner edits are changed where the stage holds them, so
+  the tool, the conversation, and whatever judges a call before it runs (stage 13's
+  approver, its audit log) all see the learner's.
 An edited message is an overlay (debug_edits.Changes): the stage keeps what it computed,
 the model sees the learner's version in every later request. Every change shows on the
 trace as the learner's (`Trace.yours`). Ctrl-C or the end of input at a pause ends the
@@ -58,13 +60,12 @@ PROMPT = "debug> "
 
 
 @dataclasses.dataclass
-class CallRule:
-    """The learner's word on one call about to run: skip it, or run it with `args`."""
+class Skip:
+    """A call the learner skipped: its tool, and the arguments the stage holds for it (the
+    very object the tool would get)."""
 
     name: str
-    given: object  # the arguments the stage holds: the very object the tool will get
-    args: dict | None = None
-    skip: bool = False
+    given: object
 
 
 class Debugger(Wrapper):
@@ -74,7 +75,7 @@ class Debugger(Wrapper):
         super().__init__(provider)
         self.trace, self.stepping, self.requests = trace, True, 0
         self.changes, self.script = Changes(), Script(session)
-        self.rules: list[CallRule] = []  # for calls about to run
+        self.skips: list[Skip] = []  # calls about to come, that must not run
         self.notes: list[str] = []  # what the learner changed since the last request
         self.lock = threading.Lock()  # stage 10 runs its tools in threads
         self.helped = False
@@ -101,7 +102,7 @@ class Debugger(Wrapper):
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
         """Pause before the request; then send what the learner left, or their reply."""
         self.requests += 1
-        self.forget_unused_rules()
+        self.forget_unused_skips()
         by_hand = self.pause_at_request(messages, system, tools) if self.stepping else None
         notes, self.notes = self.notes, []
         entry = self.script.request((messages, system, tools, options),
@@ -207,8 +208,9 @@ class Debugger(Wrapper):
                 self.stepping = word != "continue"
                 return
             if word == "skip":
-                self.rule(CallRule(name, args, skip=True), text("debug.yours_skipped"),
-                          SKIPPED, f"the {name} call skipped")
+                with self.lock:
+                    self.skips.append(Skip(name, args))
+                self.mark(text("debug.yours_skipped"), SKIPPED, f"the {name} call skipped")
                 return
             try:
                 self.on_call(word, rest, name, args, call_id)
@@ -221,6 +223,8 @@ class Debugger(Wrapper):
             self.trace.note(text("debug.the_call", call=shown(name), id=call_id or "-")
                             + "\n" + json.dumps(args, indent=2, ensure_ascii=False))
         elif word == "edit":
+            if not isinstance(args, dict):
+                raise Refused(text("debug.args_unusable"))
             editor = os.environ.get("EDITOR", "").strip()
             new = (typed_arguments(rest) if rest else
                    in_editor(args, editor) if editor else self.typed_arguments(args))
@@ -228,9 +232,13 @@ class Debugger(Wrapper):
                 self.trace.note(text("debug.unchanged"))
                 return
             new = typed_arguments(json.dumps(new))  # an editor may leave any JSON value
-            self.rule(CallRule(name, args, args=new), text("debug.yours_args", call=shown(name)),
+            # in place: whatever judges the call next (stage 13's approver), the tool, and
+            # the conversation all see the arguments the learner gave
+            args.clear()
+            args.update(new)
+            self.mark(text("debug.yours_args", call=shown(name)),
                       json.dumps(new, indent=2, ensure_ascii=False),
-                      f"the {name} call run with other arguments")
+                      f"the arguments of the {name} call edited")
         else:
             self.common(word, rest, "debug.call_commands")
 
@@ -240,41 +248,33 @@ class Debugger(Wrapper):
         line = self.ask(text("debug.new_args"))
         return typed_arguments(line) if line.strip() else None
 
-    def rule(self, rule: CallRule, title: str, body: str, note: str) -> None:
-        """Keep the learner's word on a call, and show it as theirs."""
-        with self.lock:
-            self.rules = [r for r in self.rules if r.given is not rule.given] + [rule]
-        self.mark(title, body, note)
-
     def ruled(self, name: str, run):
-        """`run` (a tool's callable) as the stage will call it: as the learner said."""
+        """`run` (a tool's callable) as the stage will call it: not at all, if skipped."""
         if inspect.iscoroutinefunction(run):
             @functools.wraps(run)
             async def tool(args):
-                rule = self.rule_for(name, args)
-                return SKIPPED if rule and rule.skip else await run(ruled_args(rule, args))
+                return SKIPPED if self.skipped(name, args) else await run(args)
         else:
             @functools.wraps(run)
             def tool(args):
-                rule = self.rule_for(name, args)
-                return SKIPPED if rule and rule.skip else run(ruled_args(rule, args))
+                return SKIPPED if self.skipped(name, args) else run(args)
         return tool
 
-    def rule_for(self, name: str, args) -> CallRule | None:
-        """The learner's word on this call (taken once), or None."""
+    def skipped(self, name: str, args) -> bool:
+        """Whether the learner skipped this call (each skip is used once)."""
         with self.lock:
-            rule = next((r for r in self.rules if r.given is args), None) or next(
-                (r for r in self.rules if r.name == name and r.given == args), None)
-            if rule is not None:
-                self.rules.remove(rule)
-            return rule
+            skip = next((s for s in self.skips if s.given is args), None) or next(
+                (s for s in self.skips if s.name == name and s.given == args), None)
+            if skip is not None:
+                self.skips.remove(skip)
+            return skip is not None
 
-    def forget_unused_rules(self) -> None:
-        """Words on calls the stage never ran (it refused them first) are said, then gone."""
+    def forget_unused_skips(self) -> None:
+        """Skips of calls the stage never ran (it refused them first) are said, then gone."""
         with self.lock:
-            unused, self.rules = self.rules, []
-        for rule in unused:
-            self.trace.note(text("debug.rule_unused", call=shown(rule.name)))
+            unused, self.skips = self.skips, []
+        for skip in unused:
+            self.trace.note(text("debug.rule_unused", call=shown(skip.name)))
 
     # ------------------------------------------------------------ what both pauses share
 
@@ -338,11 +338,6 @@ def leave(code: int, line: str):
     """End the session now, through the stage's own way out (its trace is still saved)."""
     print(f"tao debug: {visible(line)}", file=sys.stderr)
     raise SystemExit(code)
-
-
-def ruled_args(rule: CallRule | None, args):
-    """The arguments a call runs with: the learner's, if they changed them."""
-    return args if rule is None or rule.args is None else rule.args
 
 
 def who(message: dict) -> str:

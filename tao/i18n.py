@@ -469,8 +469,14 @@ MESSAGES = {
                              "fr": "injecté comme message {number} : le modèle le lit"},
     "debug.yours_skipped": {"en": "call skipped: the tool does not run; the model reads this",
                             "fr": "appel sauté : l'outil ne tourne pas ; le modèle lit ceci"},
-    "debug.yours_args": {"en": "{call} runs with your arguments, not the model's",
-                         "fr": "{call} tourne avec vos arguments, pas ceux du modèle"},
+    "debug.yours_args": {"en": "{call} runs with your arguments, and the conversation keeps "
+                               "them as the call's",
+                         "fr": "{call} tourne avec vos arguments, et la conversation les garde "
+                               "comme ceux de l'appel"},
+    "debug.args_unusable": {"en": "these arguments are no JSON object: the stage refuses the "
+                                  "call before any tool runs",
+                            "fr": "ces arguments ne sont pas un objet JSON : l'étape refuse "
+                                  "l'appel avant qu'aucun outil ne tourne"},
     "debug.the_call": {"en": "call {call} · id {id} · arguments:",
                        "fr": "appel {call} · id {id} · arguments :"},
     "debug.also_sent": {"en": "    and a system prompt of {chars} characters (show system); "
@@ -492,10 +498,10 @@ MESSAGES = {
                          "fr": "répondre quoi ? reply TEXTE : le texte que le modèle aurait "
                                "envoyé"},
     "debug.rule_unused": {
-        "en": "your change to the {call} call was not used: the stage did not run that tool "
-              "(it refused the call first)",
-        "fr": "votre changement de l'appel {call} n'a pas servi : l'étape n'a pas lancé cet "
-              "outil (elle a refusé l'appel avant)"},
+        "en": "your skip of the {call} call was not needed: the stage refused the call before "
+              "any tool ran",
+        "fr": "sauter l'appel {call} n'a pas servi : l'étape a refusé l'appel avant qu'aucun "
+              "outil ne tourne"},
     "debug.saved": {"en": "saved the session so far (requests answered: {count}) to {path}; "
                           "run it again with --provider replay:{path}",
                     "fr": "session enregistrée jusqu'ici (requêtes ayant eu réponse : {count}) "

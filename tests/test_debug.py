@@ -175,11 +175,15 @@ def test_an_editor_edits_the_message_as_json(tmp_path):
 
 
 def test_inline_edits_of_a_message_and_of_a_calls_arguments():
-    typed = ('what is 12 * 7?\n\nedit\n{"expression": "2 * 3"}\n\nedit 3\nforty\n\n\n')
+    typed = 'what is 12 * 7?\n\nedit\n{"expression": "2 * 3"}\n\nshow\n\n\n\n\n'
     done = debug("07", typed, EDITOR="")
-    assert "calculator runs with your arguments, not the model's" in done.stdout
+    assert "calculator runs with your arguments, and the conversation keeps them" in done.stdout
     assert re.search(r"observe · calculator · \S+ 6 ", done.stdout)  # it ran with 2 * 3
-    assert "message 3 edited" in done.stdout and "The answer is forty." in done.stdout
+    # the next request holds the call as edited, and the model, not asked for 2 * 3, asks again
+    assert '2 assistant I\'ll use calculator. → calculator {"expression": "2 * 3"}' in done.stdout
+    assert "The answer is 84." in done.stdout
+    edited = debug("07", "what is 12 * 7?\n\n\nedit 3\nforty\n\n\n", EDITOR="")
+    assert "message 3 edited" in edited.stdout and "The answer is forty." in edited.stdout
 
 
 @pytest.mark.parametrize(("typed", "said"), [
