@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from shared.printable import visible
+
 from .i18n import text
 from .port_check import files_difference, history_difference, neutral, request_difference
 from .port_contract import Contract, Pattern, draw, expected_requests, fill, load_contract
@@ -74,8 +76,8 @@ def cmd_port_test(args, console) -> int:
             problem = run_case(contract, case, random.Random(f"{seed}/{n}"), command, args)
             passed += problem is None
             line = "port.passed" if problem is None else "port.failed"
-            console.print(text(line, n=n, name=case.get("name", ""), problem=problem),
-                          highlight=False, markup=False, soft_wrap=True)
+            said = text(line, n=n, name=case.get("name", ""), problem=problem)
+            console.print(visible(said), highlight=False, markup=False, soft_wrap=True)
     finally:
         stop_servers()  # no port stays open, however the run ended
     again = " ".join(["tao", "port-test", contract.stage, "--seed", str(seed), "--", *command])
