@@ -108,7 +108,10 @@ def wanted(message: dict) -> str:
     if message.get("result_of"):
         return text("port.want_fed", name=message["result_of"],
                     content=short(str(message["content"])))
-    return f"{message['role']} {short(str(message['content']))}"
+    calls = [f"{name}{short(args)} id {call_id!r}"
+             for call_id, name, args in message.get("tool_calls") or ()]
+    return (f"{message['role']} {short(str(message['content']))}"
+            + (f" + calls {calls}" if calls else ""))
 
 
 def got(message: dict) -> str:
