@@ -57,7 +57,7 @@ TARGETS = {
     "shared/calc.py": "tests/test_calc.py tests/test_stages_04_06.py -k calculator",
     "shared/providers/base.py": "tests/test_provider_base.py tests/test_providers.py",
     "shared/providers/offline/__init__.py": f"{OFFLINE} tests/test_providers.py",
-    "shared/providers/offline/planning.py": f"tests/test_mutants_planning.py {OFFLINE}",
+    "shared/providers/offline/planning.py": OFFLINE,
     "shared/providers/offline/conversation.py": OFFLINE,
     "shared/providers/offline/words.py": OFFLINE,
     "shared/providers/offline/writing.py": OFFLINE,
@@ -75,43 +75,36 @@ TARGETS = {
                                            "tests/test_sdk_providers.py "
                                            "tests/test_compat_servers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
-    "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
-    "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
+    "shared/trace.py": "tests/test_trace.py tests/test_trace_calls.py",
+    "shared/stage_main.py": "tests/test_stage_main.py tests/test_config_errors.py "
                             "tests/test_stages_01_03.py tests/test_replay.py",
-    "shared/terminal.py": "tests/test_mutants_terminal.py tests/test_terminal.py",
+    "shared/terminal.py": "tests/test_terminal.py",
     "shared/wire/__init__.py": WIRE,
     "shared/wire/body.py": WIRE,
     "shared/wire/events.py": WIRE,
     "shared/wire/render.py": WIRE,
     "tao/stage_verbs.py": "tests/test_cli.py tests/test_i18n.py",
-    "tao/exercise_verbs.py": "tests/test_mutants_exercise_verbs.py "
-                                    "tests/test_exercise_cli.py tests/test_i18n.py",
-    "tao/exercise_state.py": "tests/test_mutants_exercise_state.py "
-                                    "tests/test_exercise_cli.py tests/test_i18n.py",
-    "tao/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
-                                     "tests/test_exercise_cli.py",
-    "tao/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
-                                     "tests/test_exercise_cli.py tests/test_i18n.py",
-    "tao/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
-                                    "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_verbs.py": "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_state.py": "tests/test_exercise_state.py tests/test_exercise_cli.py "
+                             "tests/test_i18n.py",
+    "tao/exercise_runner.py": "tests/test_exercise_runner.py tests/test_exercise_cli.py",
+    "tao/exercise_screen.py": "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_watch.py": "tests/test_exercise_cli.py tests/test_i18n.py",
     "tao/repo.py": "tests/test_cli.py",
     "tao/i18n.py": "tests/test_i18n.py",
     "shared/providers/replay.py": "tests/test_replay.py tests/test_compare.py",
-    "tao/replay.py": "tests/test_mutants_replay.py tests/test_replay.py",
+    "tao/replay.py": "tests/test_replay.py",
     "tao/compare.py": "tests/test_compare.py",
     "tao/book.py": "tests/test_book.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
-    "stages/06_tool_registry/loop.py": f"tests/test_mutants_stage06.py {JSON_LOOPS} "
-                                       "-k 'not never_raises'",
+    "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
-    "stages/08_memory_budget/context.py": f"tests/test_mutants_context.py {STAGES_08_10} "
-                                          "-k 'stage08 or mutants_context'",
-    "stages/09_stop_reasons/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
-                                      "-k 'not stage08 and not stage10'",
-    "stages/10_concurrent_tools/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
-                                          "-k 'not stage08 and not stage09'",
+    # stage 08's own tests, and the context tests on stage 08's copy ([08])
+    "stages/08_memory_budget/context.py": f"{STAGES_08_10} -k 'stage08 or [08]'",
+    "stages/09_stop_reasons/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage10'",
+    "stages/10_concurrent_tools/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage09'",
 }
 SMOKE = 12  # mutants per module a --changed run tries: about half a minute per module
 SEED = 26  # --sample picks the same mutants on every run of the same code
