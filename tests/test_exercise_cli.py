@@ -868,6 +868,28 @@ def test_watch_n_stays_on_the_only_exercise_not_done_and_checks_it_again(three, 
     assert current() == "e02_second" and ran == [["e02_second"], ["e02_second"]]
 
 
+def test_after_every_exercise_is_done_n_picks_the_first_one_edited_since(three, outcomes,
+                                                                         monkeypatch):
+    for e in three:
+        solve(e)
+    exercise_state.save_results({e.name: result("done") for e in three}, three)
+
+    class EditedWhileShown(io.StringIO):
+        """A screen during whose first drawing the learner edits every exercise again."""
+
+        edited = False
+
+        def write(self, s):
+            if not self.edited:
+                self.edited = True
+                for e in three:
+                    solve(e, "def solved():\n    return 9\n")
+            return super().write(s)
+    shown = Console(file=EditedWhileShown(), width=80, highlight=False)
+    watch_here(monkeypatch, "n", shown=shown)  # nothing in focus: n starts at the first
+    assert current() == "e01_first"
+
+
 def test_watch_rechecks_the_focus_only_when_its_file_changes(three, outcomes, monkeypatch):
     _, ran = outcomes
     solve(three[0])

@@ -275,7 +275,7 @@ def test_without_fork_a_fresh_interpreter_runs_the_tests(without_fork, monkeypat
 def test_tests_that_never_ran_are_explained_by_the_last_line_pytest_printed(without_fork):
     with pytest.raises(CLIError) as failed:
         runner.run_tests(without_fork[:1])
-    assert "ERROR the last" in str(failed.value)
+    assert "(ERROR the last)" in str(failed.value), "the line as text, in brackets"
     assert "first" not in str(failed.value) and "args" not in str(failed.value)
 
 
@@ -313,8 +313,8 @@ def test_the_forked_run_ends_on_its_own_or_is_stopped_at_the_limit(real_tests, c
     # test run as failed (a passing one would end it as passed, the mistake unseen)
     with pytest.raises(CLIError, match="did not run"):
         runner.run_tests(real_tests("def test_quick():\n    assert False\n"))
-    noisy = "import os\n\ndef test_noisy():\n    os.write(1, b'OUT-LEAK')\n" \
-            "    os.write(2, b'ERR-LEAK')\n"
+    noisy = ("import os\n\ndef test_noisy(capfd):\n    with capfd.disabled():  # past pytest's "
+             "own capture\n        os.write(1, b'OUT-LEAK')\n        os.write(2, b'ERR-LEAK')\n")
     with pytest.raises(CLIError, match="did not run"):
         runner.run_tests(real_tests(noisy))
     leaked = capfd.readouterr()

@@ -307,7 +307,7 @@ def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files():
     from shared.stage_main import stage_arguments
 
     argv = ["--provider=openai", "--budget", "300", "--record", "r.json", "--constrain",
-            "--model", "m", "--quirk", "fenced", "--save-trace=t.svg", "--show-wire", "hi"]
+            "--model", "m", "--quirk", "fenced", "--save-trace", "t.svg", "--show-wire", "hi"]
     assert stage_arguments(argv) == ["--budget", "300", "--show-wire", "hi"]
 
 
