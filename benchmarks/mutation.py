@@ -13,7 +13,9 @@ cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>
 against it. A mutant the tests fail on is killed; one they pass on survived, and either
 a test is missing or the mutant behaves exactly like the original (an equivalent
 mutant). Equivalent survivors are kept, with a one-line reason each, in
-`mutation_survivors.toml` beside this script; any other survivor is news and is listed.
+`mutation_survivors.toml` beside this script, named by module, function and operator (not
+by their text, so a change that keeps behaviour leaves the file alone); any other survivor
+is news and is listed, with the line that would accept it.
 
 The whole suite per mutant would take hours on a small machine, so each module in
 TARGETS names the fast tests that cover it. All work happens in a temporary copy of
@@ -29,6 +31,7 @@ changing a module or its tests, run that module whole.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import random
@@ -211,8 +214,8 @@ def run_module(module: str, rev: str | None, lines: set[int] | None = None,
                        env=env, check=True, capture_output=True)
         dump = subprocess.run([tool("cosmic-ray"), "dump", str(session)], cwd=copy, env=env,
                               check=True, capture_output=True, text=True).stdout
-        source = (copy / module).read_text(encoding="utf-8").splitlines()
-    return [describe(json.loads(line), source) for line in dump.splitlines() if line.strip()]
+        source = (copy / module).read_text(encoding="utf-8")
+    return described([json.loads(line) for line in dump.splitlines() if line.strip()], source)
 
 
 def keep_only(session: Path, lines: set[int] | None, sample: int) -> int:
@@ -258,37 +261,79 @@ def changed_lines(rev: str) -> dict[str, set[int]]:
     return {m: rows for m, rows in changed.items() if rows}
 
 
-def describe(entry, source: list[str]) -> dict:
-    """One work item as {operator, line, column, text, mutant, outcome}."""
-    item, result = entry
-    result = result or {}
-    mutation = item["mutations"][0]
-    row, column = mutation["start_pos"]
-    outcome = result.get("test_outcome") or result.get("worker_outcome")
-    if result.get("worker_outcome") == "skipped":
-        outcome = "skipped"
-    added = [line[1:].strip() for line in (result.get("diff") or "").splitlines()
-             if line.startswith("+") and not line.startswith("+++")]
-    return {"operator": mutation["operator_name"], "line": row, "column": column,
-            "text": source[row - 1].strip(), "mutant": added[0] if added else "",
-            "outcome": outcome}
+def described(entries: list, source: str) -> list[dict]:
+    """Every work item as {operator, function, occurrence, line, column, text, mutant,
+    outcome}: `function` is the qualified name of the def or class it is in ("<module>"
+    outside any), `occurrence` its place among that operator's mutants in that function,
+    counted from 0 in reading order (cosmic-ray's own occurrence counts over the module)."""
+    spans, lines = definitions(source), source.splitlines()
+    mutants, seen = [], {}
+    # cosmic-ray numbers each operator's mutants in reading order: keep that order
+    for item, result in sorted(entries, key=lambda e: e[0]["mutations"][0]["occurrence"]):
+        mutation, result = item["mutations"][0], result or {}
+        row, column = mutation["start_pos"]
+        where = (function_at(spans, (row, column)), mutation["operator_name"])
+        seen[where] = seen.get(where, -1) + 1
+        outcome = result.get("test_outcome") or result.get("worker_outcome")
+        if result.get("worker_outcome") == "skipped":
+            outcome = "skipped"
+        added = [line[1:].strip() for line in (result.get("diff") or "").splitlines()
+                 if line.startswith("+") and not line.startswith("+++")]
+        mutants.append({"operator": where[1], "function": where[0], "occurrence": seen[where],
+                        "line": row, "column": column, "text": lines[row - 1].strip(),
+                        "mutant": added[0] if added else "", "outcome": outcome})
+    return sorted(mutants, key=lambda m: (m["line"], m["column"], m["operator"]))
+
+
+def definitions(source: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """(start, end, qualified name) of each def and class in `source`, outer before inner:
+    `Class.method`, `function.inner`."""
+    spans = []
+
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                spans.append(((child.lineno, child.col_offset),
+                              (child.end_lineno, child.end_col_offset), name))
+                walk(child, name + ".")
+            else:
+                walk(child, prefix)
+    walk(ast.parse(source), "")
+    return spans
+
+
+def function_at(spans: list, position: tuple[int, int]) -> str:
+    """The innermost definition holding `position` (line, column), or "<module>"."""
+    holding = [name for start, end, name in spans if start <= position <= end]
+    return holding[-1] if holding else "<module>"
 
 
 def key(module: str, mutant: dict) -> tuple:
-    """What identifies a mutant across edits elsewhere in the file: not its line number."""
-    return module, mutant["text"], mutant["mutant"]
+    """What identifies a mutant across edits that keep behaviour (a line moved, renamed,
+    reformatted, another function changed): where it is and what kind it is, not its text."""
+    return module, mutant["function"], mutant["operator"], mutant["occurrence"]
 
 
 def kept_survivors() -> dict[tuple, str]:
     """key() of each accepted survivor -> the one-line reason it is accepted."""
     if not KEPT.exists():
         return {}
-    entries = tomllib.loads(KEPT.read_text(encoding="utf-8")).get("survivor", [])
-    return {(e["module"], e["line"], e["mutant"]): e["reason"] for e in entries}
+    kept = {}
+    modules = tomllib.loads(KEPT.read_text(encoding="utf-8")).get("survivors", {})
+    for module, functions in modules.items():
+        for function, kinds in functions.items():
+            for kind, reason in kinds.items():
+                operator, occurrence = kind.rsplit(" ", 1)
+                kept[module, function, operator, int(occurrence)] = reason
+    return kept
 
 
-def report(module: str, mutants: list[dict], kept: dict, what: str = "") -> int:
-    """Print the score and the survivors; the number of survivors nobody accepted."""
+def report(module: str, mutants: list[dict], kept: dict, what: str = "",
+           whole: bool = False) -> int:
+    """Print the score and the survivors; the number of survivors nobody accepted. After a
+    `whole` run (every mutant of the module tried), also the accepted survivors that did
+    not survive: killed now, or their function changed; the list needs them no more."""
     tried = [m for m in mutants if m["outcome"] in ("killed", "survived")]
     survived = [m for m in tried if m["outcome"] == "survived"]
     score = 1 - len(survived) / len(tried) if tried else 1.0
@@ -296,7 +341,14 @@ def report(module: str, mutants: list[dict], kept: dict, what: str = "") -> int:
     print(f"{module}{what}: {len(tried) - len(survived)} of {len(tried)} mutants killed "
           f"({score:.1%}); {len(survived) - len(news)} accepted survivors, {len(news)} new")
     for m in news:
-        print(f"  survived at line {m['line']}: {m['text']}\n               now: {m['mutant']}")
+        print(f"  survived at line {m['line']}: {m['text']}\n               now: {m['mutant']}\n"
+              f"    to accept it: [survivors.\"{module}\".\"{m['function']}\"] "
+              f"\"{m['operator']} {m['occurrence']}\" = \"why it behaves the same\"")
+    if whole:
+        alive = {key(module, m) for m in survived}
+        for gone in sorted(k for k in kept if k[0] == module and k not in alive):
+            print(f"  accepted, but did not survive: [survivors.\"{module}\".\"{gone[1]}\"] "
+                  f"\"{gone[2]} {gone[3]}\"")
     return len(news)
 
 
@@ -370,7 +422,8 @@ def main() -> int:
         parts += [f"at most {sample} mutants"] if sample and not args.recheck else []
         parts += ["earlier survivors re-tested"] if args.recheck else []
         what = f" ({', '.join(parts)})" if parts else ""
-        news += report(module, everything[module], kept, what)
+        whole = changed is None and not sample and not args.recheck
+        news += report(module, everything[module], kept, what, whole)
         print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")
