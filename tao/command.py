@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from shared.providers.offline import QUIRKS
+from shared.stage_main import at_least_one
 from shared.trace import make_console
 
 from .book import cmd_book
@@ -33,9 +34,28 @@ EXIT_CODES = ("Exit codes: 0 the exercise checked passes (check --all: every one
               "130 interrupted.")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, saying a mistake in one line (its verbs' parsers are of this class too)."""
+
+    def error(self, message: str):
+        """Exit 2 with one line: what is wrong, and where help is."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def seconds(value: str) -> float:
+    """A wait: a number of seconds above 0."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 < number < float("inf"):
+        raise argparse.ArgumentTypeError(f"{value} is impossible here: give seconds above 0")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every verb and its arguments (argparse declarations: long, and plain)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
         epilog="Start with `tao tour`, then open stages/01_single_call/main.py. " + EXIT_CODES
         + " TAO_LANG=fr (or a French locale) makes tao speak French: its messages, the hints, "
@@ -93,9 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "q quit. It keeps watching until you press q, and "
                                          "starts where you left off.")
     watch.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
-    watch.add_argument("--interval", type=float, default=1.0,
+    watch.add_argument("--interval", type=seconds, default=1.0,
                        help="seconds between looks at the files (default 1)")
-    watch.add_argument("--cycles", type=int, default=None, help=argparse.SUPPRESS)
+    watch.add_argument("--cycles", type=at_least_one, default=None, help=argparse.SUPPRESS)
     reset = verbs.add_parser("reset", help="restore an exercise's stub (current by default)",
                              description="Restore exercises/eNN_*.py to its original stub "
                                          "(asks first; your changes are lost). No git "
@@ -118,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="comma-separated: text, native, constrained (stage 06 on "
                               "the local model, held to a grammar) (default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: tao/compare_tasks.toml)")
-    compare.add_argument("--runs", type=int, default=1, help="times through the task set")
+    compare.add_argument("--runs", type=at_least_one, default=1,
+                         help="times through the task set")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
                          help="make the offline model misbehave; all: once per quirk, as "
                               "a Markdown table (stage 07's README)")
