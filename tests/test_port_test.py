@@ -10,6 +10,7 @@ shapes, which costs no process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -120,7 +121,11 @@ def test_a_program_that_hangs_is_stopped_with_everything_it_started(tmp_path):
     done = run_tao("port-test", "01", "--timeout", "2", "--", *program(tmp_path, source))
     assert done.returncode == 1 and "it sent no request (exit None" in done.stdout
     child = int(pid_file.read_text())
-    assert gone(child), "the program's own child outlived the run"
+    try:
+        assert gone(child), "the program's own child outlived the run"
+    finally:  # even when this test fails, it leaves no process behind
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
 
 
 def gone(pid: int, wait: float = 10) -> bool:
@@ -197,8 +202,13 @@ def test_ctrl_c_stops_the_program_and_tao_exits_130(tmp_path):
         time.sleep(0.05)
     os.kill(tao.pid, signal.SIGINT)
     _, err = tao.communicate(timeout=30)
-    assert tao.returncode == 130 and b"Traceback" not in err, err
-    assert gone(int(pid_file.read_text()))
+    program_pid = int(pid_file.read_text())
+    try:
+        assert tao.returncode == 130 and b"Traceback" not in err, err
+        assert gone(program_pid)
+    finally:  # even when this test fails, it leaves no process behind
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(program_pid, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------- the checks, by hand
