@@ -196,19 +196,20 @@ def test_ctrl_c_stops_the_program_and_tao_exits_130(tmp_path):
                             *program(tmp_path, source)], cwd=ROOT, env=clean_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() or not pid_file.read_text():
-        assert time.monotonic() < deadline and tao.poll() is None, tao.communicate()
-        time.sleep(0.05)
-    os.kill(tao.pid, signal.SIGINT)
-    _, err = tao.communicate(timeout=30)
-    program_pid = int(pid_file.read_text())
     try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and tao.poll() is None, tao.communicate()
+            time.sleep(0.05)
+        os.kill(tao.pid, signal.SIGINT)
+        _, err = tao.communicate(timeout=30)
         assert tao.returncode == 130 and b"Traceback" not in err, err
-        assert gone(program_pid)
+        assert gone(int(pid_file.read_text()))
     finally:  # even when this test fails, it leaves no process behind
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(program_pid, signal.SIGKILL)
+        tao.kill()
+        tao.wait()
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 # ---------------------------------------------------------------- the checks, by hand
