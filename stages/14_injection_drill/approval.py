@@ -9,13 +9,13 @@ changes the mode: no tool holds it, and nothing the model reads.
 
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 
 import shell
 import workspace
 from tools import READ_ONLY, find_tool
 
+from shared.terminal import ask
 from shared.trace import SILENT
 
 MODES = ("read-only", "ask", "auto-edit", "auto")
@@ -108,13 +108,9 @@ class Terminal:
 
     def answer(self, call, question: str) -> str:
         """What you type: y(es), n(o) and why, or a(lways): this exact call, this session."""
-        if not sys.stdin.isatty():
-            return "no, because there is no terminal to ask"
-        try:
-            return input("  allow? y(es) / n(o), because ... / a(lways) this call: ")
-        except (EOFError, KeyboardInterrupt):
-            print()  # the prompt's line ends here
-            return "no, because the question was not answered (Ctrl-D or Ctrl-C)"
+        typed = ask("  allow? y(es) / n(o), because ... / a(lways) this call: ")
+        return (typed if typed is not None
+                else "no, because no one answered (no terminal, Ctrl-D or Ctrl-C)")
 
 
 class Script:
