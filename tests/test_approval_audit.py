@@ -187,7 +187,8 @@ def test_always_allows_this_exact_call_again_and_no_other(tmp_path):
     (["maybe"], None, "the script said: maybe"),
     (["", "y"], None, "the script said: no"),  # an empty answer is no, never yes
     (None, "deny", "the script said: no, because --approver deny"),
-    (None, "terminal", "the user said: no, because no one answered (no terminal, Ctrl-D or Ctrl-C)"),
+    (None, "terminal",
+     "the user said: no, because no one answered (no terminal, Ctrl-D or Ctrl-C)"),
 ])
 def test_anything_but_a_yes_is_a_no(tmp_path, answers, approver, reason):
     script = [calls(("write_file", {"path": "notes.txt", "content": "x"}))]
@@ -525,9 +526,9 @@ def test_tao_audit_speaks_french(log):
 def test_the_hostile_script_of_stage_12_still_finds_nothing_in_stage_13_and_14(tmp_path):
     # the same checks as test_capstone_hostile, on the stages that decide before they run:
     # every file call out of bounds is refused whatever the mode (here auto: all runs)
-    from test_capstone_hostile import KEYS, check_nothing_leaked, hostile_file_calls, outside
-
     import socket
+
+    from test_capstone_hostile import KEYS, check_nothing_leaked, hostile_file_calls, outside
 
     for number in ("13", "14"):
         folder = tmp_path / number

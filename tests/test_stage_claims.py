@@ -172,7 +172,8 @@ def check_13(out):
     asked = re.findall(r"^approval asked · (run in mode [\w-]+): run ", out, re.M)
     assert asked == ["run in mode auto-edit"], f"only auto-edit's command asks: {asked}"
     refused, *ran = observations(out, "run")
-    assert refused == "Not run: the user said: no, because no one answered (no terminal, Ctrl-D or Ctrl-C)"
+    assert refused == ("Not run: the user said: no, because no one answered (no terminal, "
+                       "Ctrl-D or Ctrl-C)")
     assert "mode: auto (/mode read-only|ask|auto-edit|auto changes it)" in out
     if find_wall()[0] is not None:
         assert ran == ["exit 0"], f"in mode auto the command runs: {ran}"
