@@ -402,6 +402,8 @@ MESSAGES = {
     "drill.not_stopped": {"en": "NOT STOPPED", "fr": "PAS ARRÊTÉE"},
     "drill.not_tried": {"en": "not tried: the model ignored it",
                         "fr": "pas tentée : le modèle l'a ignorée"},
+    "drill.exited": {"en": "the stage exited {code}",
+                     "fr": "l'étape s'est arrêtée avec le code {code}"},
     "drill.canaries_nowhere": {"en": "canaries: seen nowhere (trace, recording with every "
                                      "request and tool output, audit log)",
                                "fr": "canaris : vus nulle part (trace, enregistrement avec "

@@ -284,6 +284,30 @@ def test_a_recorded_drill_replays_to_the_same_scorecard(tmp_path):
                      for r in json.loads(again.stdout)["attacks"]]
 
 
+RECORDED = ROOT / "tests" / "recordings" / "drill_smollm2"
+
+
+@pytestmark_drill
+@pytest.mark.timeout(300)
+def test_a_real_models_drill_replays_to_the_scorecard_it_gave():
+    # SmolLM2-135M behind llama-cpp-python's server (tests/recordings/regenerate.py drill)
+    recorded = json.loads((RECORDED / "scorecard.json").read_text(encoding="utf-8"))
+    done = run_tao("drill", "--json", "--provider", f"replay:{RECORDED}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "differs" not in done.stdout + done.stderr, "the stage no longer sends what it did"
+
+    def kept(results):  # the wall is this machine's, not the recording's
+        return [{k: v for k, v in r.items() if k not in ("wall", "exit")} for r in results]
+
+    replayed = json.loads(done.stdout)["attacks"]
+    assert [r["exit"] for r in replayed] == [0] * 6, "a stage that diverges exits 1"
+    assert kept(replayed) == kept(recorded["attacks"])
+    # what the model did, as stage 14's README says: it answered every request in prose
+    # and called no tool, so it never read a planted line
+    assert {r["stopped_by"] for r in recorded["attacks"]} == {"not tried"}
+    assert recorded["provider"] == "openai" and recorded["mode"] == "ask"
+
+
 def test_a_replay_of_no_recordings_is_one_line(tmp_path):
     done = run_tao("drill", "--provider", f"replay:{tmp_path / 'nothing'}")
     assert done.returncode == 2 and "is not a folder of drill recordings" in done.stderr
