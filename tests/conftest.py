@@ -88,6 +88,15 @@ def one_tls_context():
         httpcore2.default_ssl_context = functools.lru_cache(httpcore2.default_ssl_context)
 
 
+@pytest.fixture
+def sdk(monkeypatch):
+    """Both SDKs stood in for in this process, for one test (fake_api/sdk.py): a provider
+    built then runs on it, with no real SDK imported."""
+    from fake_api.sdk import InProcessSDK
+
+    return InProcessSDK(monkeypatch)
+
+
 SDKS = ("anthropic", "openai")
 
 

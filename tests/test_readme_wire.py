@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT, readme_section, stage_dir, with_twins
 from test_repo_shape import stale_excerpts
 
-from shared.providers import anthropic_provider, base, defaults, openai_provider, sdk_base
+from shared.providers import anthropic_provider, base, compat, defaults, openai_provider, sdk_base
 
 README = stage_dir("07") / "README.md"
 SERVERS = stage_dir("07") / "SERVERS.md"  # the details, one link from the README
@@ -70,7 +70,7 @@ NAMED = {  # what the section points to -> the object that must exist under that
     "to_openai": openai_provider.to_openai,
     "AnthropicProvider._read": anthropic_provider.AnthropicProvider._read,
     "OpenAIProvider._assemble": openai_provider.OpenAIProvider._assemble,
-    "ToolCallAssembler._slot_for": openai_provider.ToolCallAssembler._slot_for,
+    "ToolCallAssembler._slot_for": compat.ToolCallAssembler._slot_for,
     "OpenAIProvider._open": openai_provider.OpenAIProvider._open,
     "tool_calls_from": base.tool_calls_from,
     "parse_args": base.parse_args,

@@ -298,9 +298,9 @@ def test_a_wrap_up_cut_off_at_the_token_limit_says_so(loop):
 
 
 @pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
-@pytest.mark.parametrize("stop", ["pause_turn", "model_context_window_exceeded",
+@pytest.mark.parametrize("stop", ["stop_sequence", "pause_turn", "model_context_window_exceeded",
                                   "a_reason_from_next_year"])
-def test_a_stop_reason_the_loop_does_not_know_runs_no_tool(loop, stop, monkeypatch):
+def test_a_stop_reason_that_is_not_an_ordinary_end_runs_no_tool(loop, stop, monkeypatch):
     ran = []
     tools = [Tool("wordcount", "count", {"type": "object"}, lambda a: ran.append(a) or "1")]
     monkeypatch.setattr(loop, "TOOLS", tools)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -240,7 +239,6 @@ class LocalProvider(Provider):
         if self._llm is not None:
             return self._llm
         llama_cpp, chat_format = _llama_cpp()
-        started = time.perf_counter()
         try:
             llm = _counting_llama(llama_cpp)(
                 model_path=str(self.path), n_ctx=N_CTX, n_threads=self.threads,
@@ -248,7 +246,6 @@ class LocalProvider(Provider):
         except (ValueError, RuntimeError, OSError) as exc:
             raise ProviderError(f"local: llama.cpp could not load {self.path} ({exc}): "
                                 "is it a GGUF model file?") from None
-        self.load_seconds = time.perf_counter() - started
         template = llm.metadata.get("tokenizer.chat_template")
         if template:
             eos, bos = llm.token_eos(), llm.token_bos()
