@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import signal
 import sys
-import threading
 from collections.abc import Callable
 
 from rich.console import Console
@@ -107,28 +106,6 @@ class Keyboard:
         if self._interrupts == 1:
             self._note(say(LEAVE_HINT))
         return self._interrupts > 1
-
-
-def ask(question: str) -> str | None:
-    """One answer typed at the terminal after `question`; None when no one answered: no
-    terminal to ask, end of input (Ctrl-D) or Ctrl-C. (Stage 13's approver takes None as
-    a no.) Ctrl-C ends the question at once, even inside an event loop whose own handler
-    would only cancel the task after Enter."""
-    try:
-        if not sys.stdin.isatty():
-            return None
-    except (AttributeError, ValueError):  # no stdin at all, or a closed one
-        return None
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
-    try:
-        return input(question)
-    except (EOFError, KeyboardInterrupt):
-        print()  # the question's line ends here
-        return None
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
 
 
 def interactive(console: Console) -> bool:

@@ -15,7 +15,6 @@ import shell
 import workspace
 from tools import READ_ONLY, find_tool
 
-from shared.terminal import ask
 from shared.trace import SILENT
 
 MODES = ("read-only", "ask", "auto-edit", "auto")
@@ -108,6 +107,8 @@ class Terminal:
 
     def answer(self, call, question: str) -> str:
         """What you type: y(es), n(o) and why, or a(lways): this exact call, this session."""
+        from shared.question import ask  # the keyboard's mechanics, loaded when first asked
+
         typed = ask("  allow? y(es) / n(o), because ... / a(lways) this call: ")
         return (typed if typed is not None
                 else "no, because no one answered (no terminal, Ctrl-D or Ctrl-C)")
