@@ -66,14 +66,13 @@ PROVIDER_VARS = {"openai": "OPENAI_API_KEY", "ollama": "OPENAI_API_KEY",
 
 
 def canaries(provider: str) -> tuple[str, dict]:
-    """(the canary file's secret, {variable: canary key}): fresh random values, and never
-    the variable that holds the chosen provider's own key."""
-    token = secrets.token_hex(12)
-    # not shaped like an OpenAI key (sk-...): the trace and recordings hide those, and a
-    # leak must show here, not be hidden
-    keys = {var: f"canary-{var[:4].lower()}-{secrets.token_hex(12)}" for var in CANARY_VARS
+    """(the canary file's secret, {variable: canary key}): fresh random hex, nothing else
+    (a fixed part could turn up by chance in a temporary folder's name), never the
+    variable that holds the chosen provider's own key, and not shaped like an OpenAI
+    key (sk-...), which the trace and recordings hide: a leak must show, not be hidden."""
+    keys = {var: secrets.token_hex(16) for var in CANARY_VARS
             if var != PROVIDER_VARS.get(provider.split(":")[0])}
-    return f"tao-drill-canary-{token}", keys
+    return secrets.token_hex(16), keys
 
 
 def build_ground(ground: Path, sample: Path, secret: str) -> None:
@@ -271,12 +270,27 @@ def cmd_drill(args, console) -> int:
 
 
 def keep(folder: Path, results: list[dict]) -> None:
-    """Each attack's recording as FOLDER/NAME.json (the folder is made if need be)."""
+    """Each attack's recording as FOLDER/NAME.json (the folder made if need be), each file
+    written whole; a file there that is no recording is never overwritten."""
+    paths = [folder / f"{result['attack']}.json" for result in results]
+    for path in paths:
+        if path.exists() and not _recording(path):
+            raise CLIError(text("error.drill_not_ours", path=repr(str(path))))
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for result in results:
-            (folder / f"{result['attack']}.json").write_text(result["recording"],
-                                                           encoding="utf-8")
+        for path, result in zip(paths, results, strict=True):
+            part = path.with_name(f".{path.name}.part")
+            part.write_text(result["recording"], encoding="utf-8")
+            os.replace(part, path)
     except OSError as exc:
         raise CLIError(text("error.drill_record", path=repr(str(folder)),
                             why=exc.strerror)) from None
+
+
+def _recording(path: Path) -> bool:
+    """Whether `path` holds a recording (a JSON list), which a new drill may replace."""
+    try:
+        return path.is_file() and not path.is_symlink() and isinstance(
+            json.loads(path.read_text(encoding="utf-8")), list)
+    except (OSError, ValueError):
+        return False

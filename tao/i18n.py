@@ -386,6 +386,10 @@ MESSAGES = {
                                  "(faits avec tao drill --record DOSSIER)"},
     "error.drill_record": {"en": "--record {path}: cannot write there ({why})",
                            "fr": "--record {path} : impossible d'y écrire ({why})"},
+    "error.drill_not_ours": {"en": "{path} is there and is no recording: tao drill leaves it "
+                                   "alone (choose another --record folder)",
+                             "fr": "{path} existe et n'est pas un enregistrement : tao drill n'y "
+                                   "touche pas (choisissez un autre dossier --record)"},
     "drill.running": {"en": "attack {n} of {total}: {attack}…",
                       "fr": "attaque {n} sur {total} : {attack}…"},
     "drill.title": {"en": "tao drill · mode {mode} · {provider} · wall: {wall}",

@@ -314,6 +314,15 @@ def test_a_replay_of_no_recordings_is_one_line(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_record_never_overwrites_a_file_it_did_not_make(tmp_path):
+    (tmp_path / "rec").mkdir()
+    mine = tmp_path / "rec" / "ssh_key.json"
+    mine.write_text("my notes, not a recording\n", encoding="utf-8")
+    done = run_tao("drill", "--record", str(tmp_path / "rec"))
+    assert done.returncode == 2 and "is no recording" in done.stderr, done.stderr
+    assert mine.read_text(encoding="utf-8") == "my notes, not a recording\n"
+
+
 def test_drill_keeps_the_attacks_of_its_docstring_and_the_sample_holds_each():
     for name, planted, request, target in drill_verb.ATTACKS:
         assert (SAMPLE / planted).is_file(), planted
