@@ -3,18 +3,20 @@ see where a changed stage first sends something the recording never saw."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import load_stage, run_stage, run_tao
+from helpers import load_stage, run_stage, run_tao, stage_dir
 
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
 from shared.providers.replay import Divergence, Recorder, ReplayProvider, divergence
 from shared.stage_main import connect
 from shared.trace import Trace
+from tao import replay as tao_replay
 from tao.stage_verbs import DEMOS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
@@ -307,5 +309,55 @@ def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files():
     from shared.stage_main import stage_arguments
 
     argv = ["--provider=openai", "--budget", "300", "--record", "r.json", "--constrain",
-            "--model", "m", "--quirk", "fenced", "--save-trace=t.svg", "--show-wire", "hi"]
+            "--model", "m", "--quirk", "fenced", "--save-trace", "t.svg", "--show-wire", "hi"]
     assert stage_arguments(argv) == ["--budget", "300", "--show-wire", "hi"]
+
+
+# ======================================================================================
+# `tao replay`'s plan (which stage, which options, what is typed) and the stage it runs
+# in this process: what mutation runs of tao/replay.py asked.
+
+
+def one_turn_recording(tmp_path, stage="08", argv=("--budget", "500"), typed=("hi",)):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([{"request": {"session": {"stage": stage, "argv": list(argv)},
+                                             "typed": list(typed), "messages": []},
+                                 "text": "ok"}]), encoding="utf-8")
+    return str(path)
+
+
+def test_a_stage_keeps_its_own_options_only_when_it_is_the_stage_recorded(tmp_path):
+    path = one_turn_recording(tmp_path)
+    folder, argv, stdin = tao_replay.replay_plan(path)
+    assert folder == stage_dir("08") and argv[:2] == ["--budget", "500"]
+    assert stdin == "hi\n\n", "the lines typed, then an empty line that ends the session"
+    same, argv, _ = tao_replay.replay_plan(path, "8")  # the same stage, named another way
+    assert same == stage_dir("08") and argv[:2] == ["--budget", "500"]
+    other, argv, _ = tao_replay.replay_plan(path, "07")
+    assert other == stage_dir("07") and argv == ["--provider", f"replay:{path}"], (
+        "stage 08's --budget means nothing to stage 07: replayed elsewhere, it is dropped")
+
+
+def test_the_stage_run_here_finds_its_own_modules_first_and_gives_everything_back(tmp_path):
+    folder = tmp_path / "stage"
+    folder.mkdir()
+    (folder / "loop.py").write_text("WHERE = 'the stage'\n")
+    (folder / "main.py").write_text(
+        "import sys\nimport loop\nprint(loop.WHERE, sys.argv[1:], sys.stdin.readline().strip())\n"
+        "raise SystemExit(3)\n")
+    shadow = tmp_path / "elsewhere"  # a `loop` earlier on the path must not win
+    shadow.mkdir()
+    (shadow / "loop.py").write_text("WHERE = 'somewhere else'\n")
+    before = sys.argv, sys.stdin, list(sys.path)
+    sys.path.insert(0, str(shadow))
+    out, saved_out = io.StringIO(), sys.stdout
+    try:
+        sys.stdout = out
+        code = tao_replay.run_stage_here(folder, ["--x"], "typed\n")
+    finally:
+        sys.stdout = saved_out
+        sys.path.remove(str(shadow))
+    assert code == 3
+    assert out.getvalue().strip() == "the stage ['--x'] typed"
+    assert (sys.argv, sys.stdin, sys.path) == before, "argv, stdin and the path come back"
+    assert "loop" not in sys.modules
