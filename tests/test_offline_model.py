@@ -48,10 +48,11 @@ SLOW_FETCH = Tool("slow_fetch", "Pretend to fetch a web page, taking some second
                   schema({"url": {"type": "string"}, "seconds": {"type": "number"}},
                          ["url", "seconds"]), lambda args: f"page {args['url']}")
 NEW_TOOLS = [ROLL_DIE, REVERSE, WEATHER, SLOW_FETCH, *KIT_TOOLS]
-OFFLINE_BUDGET = 1120  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026, 1086
+OFFLINE_BUDGET = 1135  # non-blank lines in shared/providers/offline/ (930 on 1 Dec 2026, 1086
 # once it read and wrote French: its sentences table and French words are data, not rules;
 # 1103 once it numbered calls over a session and said which result it no longer has; 1116
-# once it also gave the capstone's file tools the path a request names)
+# once it also gave the capstone's file tools the path a request names; 1135 with the
+# gullible quirk, which turns a line planted in a tool result into a request)
 
 
 def ask(text):
@@ -192,7 +193,7 @@ def test_native_quirks_spoil_only_the_first_call_and_the_retry_is_clean():
 
 def test_every_quirk_is_tested_and_a_bad_one_is_refused():
     assert set(QUIRKS) == {"blank_lines", "fenced", "prose", "broken_json", "unknown_tool",
-                           "own_observation"}
+                           "own_observation", "gullible"}
     with pytest.raises(ProviderError, match="unknown quirk"):
         OfflineProvider(quirk="sulky")
 
