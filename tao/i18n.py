@@ -542,10 +542,8 @@ MESSAGES = {
                              "fr": "injecté comme message {number} : le modèle le lit"},
     "debug.yours_skipped": {"en": "call skipped: the tool does not run; the model reads this",
                             "fr": "appel sauté : l'outil ne tourne pas ; le modèle lit ceci"},
-    "debug.yours_args": {"en": "{call} runs with your arguments, and the conversation keeps "
-                               "them as the call's",
-                         "fr": "{call} tourne avec vos arguments, et la conversation les garde "
-                               "comme ceux de l'appel"},
+    "debug.yours_args": {"en": "{call} now takes your arguments, in the conversation too",
+                         "fr": "{call} prend vos arguments, dans la conversation aussi"},
     "debug.args_unusable": {"en": "these arguments are no JSON object: the stage refuses the "
                                   "call before any tool runs",
                             "fr": "ces arguments ne sont pas un objet JSON : l'étape refuse "

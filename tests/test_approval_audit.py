@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, load_stage, readme_section, run_stage, run_tao, stage_dir, with_twins
+from helpers import (
+    ROOT,
+    Terminal,
+    load_stage,
+    readme_section,
+    run_stage,
+    run_tao,
+    stage_dir,
+    with_twins,
+)
 from test_sandbox import gone
 
 from shared.audit import GENESIS, chain_breaks
@@ -289,7 +298,7 @@ def test_nothing_the_model_reads_or_calls_changes_the_mode(tmp_path):
 def tty(tmp_path):
     """Stage 13 on a pseudo-terminal with the default approver (you): `open(script)`
     starts it and types a request; the terminal is closed whatever the test did."""
-    test_terminal = pytest.importorskip("test_terminal")  # no pty (Windows): skipped
+    pytest.importorskip("pty")  # no pty (Windows): skipped
     opened = []
 
     def open_stage(script):
@@ -304,7 +313,7 @@ def tty(tmp_path):
                 f"os.environ.update(TAO_PROVIDER='scripted', TAO_SCRIPT="
                 f"{str(tmp_path / 'script.json')!r}); sys.argv = {argv!r}; "
                 f"runpy.run_path({str(main)!r}, run_name='__main__')")
-        opened.append(test_terminal.Terminal(code))
+        opened.append(Terminal(code))
         opened[-1].wait_for(b"you> ")
         opened[-1].type("go\r")
         return opened[-1], Session(None, root, tmp_path / "audit.jsonl",

@@ -177,7 +177,7 @@ def test_an_editor_edits_the_message_as_json(tmp_path):
 def test_inline_edits_of_a_message_and_of_a_calls_arguments():
     typed = 'what is 12 * 7?\n\nedit\n{"expression": "2 * 3"}\n\nshow\n\n\n\n\n'
     done = debug("07", typed, EDITOR="")
-    assert "calculator runs with your arguments, and the conversation keeps them" in done.stdout
+    assert "calculator now takes your arguments, in the conversation too" in done.stdout
     assert re.search(r"observe · calculator · \S+ 6 ", done.stdout)  # it ran with 2 * 3
     # the next request holds the call as edited, and the model, not asked for 2 * 3, asks again
     assert '2 assistant I\'ll use calculator. → calculator {"expression": "2 * 3"}' in done.stdout
@@ -217,7 +217,7 @@ def test_drop_and_inject_reach_the_model_and_stay_for_the_turn():
 
 
 def test_every_stage_with_tools_pauses_at_its_calls_and_a_skip_reaches_the_model():
-    for stage in ("05", "06", "08", "09", "11", "12"):
+    for stage in ("05", "06", "08", "09", "11", "12", "13", "14"):
         done = debug(stage, "what time is it?\n\nskip\n\n\n\n")
         assert done.returncode == 0, (stage, done.stderr)
         assert "before the tool call now" in done.stdout, stage
@@ -228,6 +228,17 @@ def test_stages_without_tools_pause_before_their_requests_only():
     done = debug("01", "hi\nreply by hand\n")
     assert "before request 1" in done.stdout and "tao by hand" in done.stdout
     assert done.returncode == 0
+
+
+def test_at_stage_13_the_approver_judges_the_arguments_the_learner_gave(tmp_path):
+    # the pause comes before the approval seam: an edit that leads out of the workspace
+    # is an escalation the approver is asked about (and, with no one at a terminal, refused)
+    typed = ('write hello to notes.txt\n\nedit {"path": "../outside.txt", "content": "hi"}'
+             "\n\n\n\n\n\n")
+    done = debug("13", typed, "--mode", "auto-edit", "--workspace", str(tmp_path))
+    assert "write_file now takes your arguments" in done.stdout
+    assert 'escalation in mode auto-edit: write_file {"path": "../outside.txt"' in done.stdout
+    assert not (tmp_path.parent / "outside.txt").exists()
 
 
 def test_the_seam_is_left_as_it_was():
