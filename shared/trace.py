@@ -35,6 +35,7 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
+from .files import write_whole as _write_whole  # (the tests replace it here)
 from .printable import visible
 from .providers.base import redact
 from .terminal import LEAVE_HINT, Keyboard
@@ -376,17 +377,6 @@ def _releasable(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
                 hold = n
                 break
     return text[:len(text) - hold], text[len(text) - hold:]
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write `data` to a file beside `path`, then put it in place: never half a file."""
-    part = path.with_name(f".{path.name}.{os.getpid()}.part")
-    try:
-        part.write_bytes(data)
-        os.replace(part, path)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
 
 
 def _rescue(data: bytes, suffix: str) -> str | None:

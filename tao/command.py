@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from shared.providers.offline import QUIRKS
+from shared.stage_main import record_path
 from shared.trace import make_console
 
 from .book import cmd_book
@@ -33,9 +34,17 @@ EXIT_CODES = ("Exit codes: 0 the exercise checked passes (check --all: every one
               "130 interrupted.")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse taking no abbreviation (`--rec` is not `--record`), for tao and each verb:
+    a verb's subparser is built by its parent's class."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_abbrev=False, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every verb and its arguments (argparse declarations: long, and plain)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tao", description="Think · Act · Observe: learn the agent loop stage by stage.",
         epilog="Start with `tao tour`, then open stages/01_single_call/main.py. " + EXIT_CODES
         + " TAO_LANG=fr (or a French locale) makes tao speak French: its messages, the hints, "
@@ -126,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--markdown", action="store_true",
                          help="the summary as a Markdown table (the README's)")
     compare.add_argument("--html", metavar="FILE.html", help="also write a report with a chart")
-    compare.add_argument("--record", metavar="FILE.json",
+    compare.add_argument("--record", metavar="FILE.json", type=record_path,
                          help="record every request and reply, to replay with "
                               "--provider replay:FILE")
     book = verbs.add_parser("book", help="the kit as a web site, English and French",

@@ -34,7 +34,7 @@ from rich.table import Table
 
 from shared.providers import ProviderError, Tool, build_provider, choose_provider
 from shared.providers.base import NO_OPTIONS, Wrapper
-from shared.providers.replay import Divergence, Recorder
+from shared.providers.replay import Divergence, Recorder, kept_options
 from shared.trace import Trace
 
 from .i18n import text as message  # "text" is a protocol here
@@ -550,8 +550,8 @@ def cmd_compare(args, console: Console) -> int:
             else:
                 provider = router = ByProtocol(provider, held)
         if args.record:  # with the options that make the same run: `tao replay FILE`
-            again = ["--protocols", ",".join(protocols), "--runs", str(args.runs),
-                     *(["--tasks", args.tasks] if args.tasks else [])]
+            again = kept_options("compare", {"protocols": ",".join(protocols),
+                                             "runs": args.runs, "tasks": args.tasks})
             provider = Recorder(provider, args.record, {"verb": "compare", "argv": again})
     except (ProviderError, TypeError) as exc:
         raise CLIError(str(exc)) from None

@@ -339,6 +339,19 @@ MESSAGES = {
                                          "\"text\": ...}}"},
     "error.replay_empty": {"en": "{path} holds no model call: nothing to replay",
                            "fr": "{path} ne contient aucun appel au modèle : rien à rejouer"},
+    "error.replay_no_file": {"en": "name a recording: --provider replay:FILE",
+                             "fr": "nommez un enregistrement : --provider replay:FILE"},
+    "error.replay_too_deep": {"en": "{path} is nested more than 100 levels deep: not a "
+                                    "recording",
+                              "fr": "{path} est imbriqué sur plus de 100 niveaux : ce n'est "
+                                    "pas un enregistrement"},
+    "error.replay_entry": {"en": "{path}: {why}", "fr": "{path} : {why}"},
+    "error.replay_session": {"en": "{path}: its session {why}",
+                             "fr": "{path} : sa session ne va pas ({why})"},
+    "error.replay_option": {"en": "{path} holds the option {why}, which a replay never passes "
+                                  "again",
+                            "fr": "{path} contient l'option {why}, qu'un rejeu ne transmet "
+                                  "jamais"},
     "error.replay_no_stage": {"en": "{path} does not say which stage made it (recorded before "
                                     "recordings kept that): name it with --stage N",
                               "fr": "{path} ne dit pas quelle étape l'a produit (enregistré "

@@ -142,7 +142,7 @@ def test_a_missing_or_broken_recording_is_one_line(tmp_path):
     with pytest.raises(ProviderError, match="not valid JSON"):
         build_provider(f"replay:{tmp_path / 'bad.json'}")
     out = run_stage("07", "--record", str(tmp_path / "no" / "run.json"), stdin="hi\n\n")
-    assert out.returncode == 1 and "cannot write" in out.stderr
+    assert out.returncode == 2 and "no folder" in out.stderr  # said before the session
 
 
 @pytest.mark.sdk
@@ -201,7 +201,7 @@ def test_tao_replay_runs_the_recorded_stage_with_its_options_and_typed_lines(tmp
     assert again.returncode == 0 and "differs" not in again.stderr, again.stderr
     assert steady(again.stdout) == steady(first.stdout)
     session = json.loads(recording.read_text())[0]["request"]["session"]
-    assert session == {"stage": "08", "argv": argv}  # --record itself is not kept
+    assert session == {"stage": "08", "argv": ["--budget=300"]}  # --record is not kept
 
 
 def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp_path):
@@ -209,7 +209,7 @@ def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp
     first = run_stage("01", "--provider", "offline", "--record", str(recording),
                       "What is an agent loop?")
     assert json.loads(recording.read_text())[0]["request"]["session"]["argv"] == [
-        "What is an agent loop?"]
+        "--", "What is an agent loop?"]
     again = run_tao("replay", str(recording))
     assert again.returncode == 0, again.stderr
     assert steady(again.stdout) == steady(first.stdout)
@@ -301,9 +301,216 @@ def test_a_stage_session_recorded_on_a_real_server_replays_with_no_typing():
     assert len(turns) == 2 and all("tokens not reported by the server" in t for t in turns)
 
 
-def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files():
-    from shared.stage_main import stage_arguments
+def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files(tmp_path):
+    recording, trace = tmp_path / "r.json", tmp_path / "t.svg"
+    out = run_stage("08", "--provider=offline", "--budget", "300", "--record", str(recording),
+                    "--model", "m", "--quirk", "fenced", f"--save-trace={trace}",
+                    "--show-wire", stdin="hi\n\n")
+    assert out.returncode == 0, out.stderr
+    session = json.loads(recording.read_text())[0]["request"]["session"]
+    assert session == {"stage": "08", "argv": ["--budget=300", "--show-wire=anthropic"]}
 
-    argv = ["--provider=openai", "--budget", "300", "--record", "r.json", "--constrain",
-            "--model", "m", "--quirk", "fenced", "--save-trace=t.svg", "--show-wire", "hi"]
-    assert stage_arguments(argv) == ["--budget", "300", "--show-wire", "hi"]
+
+# ---------------------------------------------------------------- issue 32: nothing written
+# that nobody asked for, nothing lost. Each test reproduces one defect as a learner meets it.
+
+RECORDED_07 = "what is 17 * 23?\n\n"
+
+
+def recorded(tmp_path, stage="07", stdin=RECORDED_07, *argv) -> Path:
+    """A fresh recording of `stage` answering `stdin`."""
+    path = tmp_path / f"rec{stage}.json"
+    out = run_stage(stage, *argv, "--record", str(path), stdin=stdin)
+    assert out.returncode == 0, out.stderr
+    return path
+
+
+def with_session(path: Path, session: dict) -> Path:
+    """The recording at `path`, its session replaced by `session` (a hand-made file)."""
+    entries = json.loads(path.read_text())
+    entries[0]["request"]["session"] = session
+    path.write_text(json.dumps(entries))
+    return path
+
+
+@pytest.mark.parametrize("option", ["--record", "--save-trace", "--rec", "--html",
+                                    "--model", "--provider"])
+def test_a_recording_holding_an_option_a_replay_must_not_pass_is_refused(option, tmp_path):
+    """The options a session keeps are an allowlist: a recording that holds anything else
+    (a file to write, a model, an abbreviation) is refused whole, and nothing is written."""
+    victim = tmp_path / ("victim.html" if option in ("--save-trace", "--html") else "v.json")
+    victim.write_text("precious")
+    recording = recorded(tmp_path)
+    kind = {"verb": "compare"} if option == "--html" else {"stage": "07"}
+    with_session(recording, {**kind, "argv": [option, str(victim)]})
+    out = run_tao("replay", str(recording))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert option in out.stderr and "Traceback" not in out.stderr
+    assert victim.read_text() == "precious"
+
+
+def test_a_stage_takes_no_abbreviated_option_so_none_reaches_a_recording(tmp_path):
+    recording = tmp_path / "a.json"
+    out = run_stage("07", "--prov", "offline", "--rec", str(recording), stdin=RECORDED_07)
+    assert out.returncode == 2 and "--prov" in out.stderr and not recording.exists()
+    told = run_tao("compare", "--rec", str(recording))
+    assert told.returncode == 2 and not recording.exists()
+
+
+def test_a_replay_never_records_onto_the_recording_it_replays(tmp_path):
+    recording = recorded(tmp_path)
+    before = recording.read_text()
+    out = run_stage("07", "--provider", f"replay:{recording}", "--record", str(recording),
+                    stdin=RECORDED_07)
+    assert out.returncode == 1 and "replay" in out.stderr and "Traceback" not in out.stderr
+    told = run_tao("compare", "--provider", f"replay:{recording}", "--record",
+                   str(recording.parent / "." / recording.name))
+    assert told.returncode == 2 and len(told.stderr.strip().splitlines()) == 1, told.stderr
+    assert recording.read_text() == before
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("loop.py", "def agent_step(): ...\n"),  # a typo: --record loop.py
+    ("notes.json", '{"mine": true}\n'),  # JSON, but not a recording
+    ("script.json", '["hello"]\n'),  # a TAO_SCRIPT: replies, no requests
+])
+def test_record_refuses_a_file_it_did_not_make(name, content, tmp_path):
+    target = tmp_path / name
+    target.write_text(content)
+    out = run_stage("07", "--record", str(target), stdin=RECORDED_07)
+    assert out.returncode == 2 and "--record" in out.stderr and "Traceback" not in out.stderr
+    assert target.read_text() == content
+    told = run_tao("compare", "--record", str(target))
+    assert told.returncode == 2 and target.read_text() == content
+
+
+def test_record_writes_over_its_own_recording_and_nothing_else(tmp_path):
+    recording = recorded(tmp_path)
+    again = run_stage("07", "--record", str(recording), stdin="hello\n\n")
+    assert again.returncode == 0, again.stderr
+    assert "hello" in recording.read_text() and "17 * 23" not in recording.read_text()
+    missing = run_stage("07", "--record", str(tmp_path / "run.txt"), stdin=RECORDED_07)
+    assert missing.returncode == 2 and ".json" in missing.stderr
+
+
+def _file_limit(size: int):
+    """For a child process: no file may grow past `size` bytes (a full disk, as the
+    kernel tells a writer: EFBIG, "File too large")."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def test_a_recording_that_cannot_be_written_ends_the_session_in_one_line_and_stays_valid(
+        tmp_path):
+    """The disk fills up after the first call: the session stops there with one line (not
+    "Exception ignored" and a session that goes on unrecorded), and the file still holds
+    the calls written before, as valid JSON."""
+    import subprocess
+
+    from helpers import clean_env, stage_dir
+
+    recording = tmp_path / "run.json"
+    out = subprocess.run([sys.executable, str(stage_dir("07") / "main.py"), "--record",
+                          str(recording)], input="what is 17 * 23?\nhow many words are in "
+                         "'one two three'?\n\n", capture_output=True, text=True,
+                         env=clean_env(), timeout=60, preexec_fn=_file_limit(2500))
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr
+    assert "--record" in out.stderr and "File too large" in out.stderr
+    assert "how many words" not in out.stdout  # the session stopped at the failed write
+    assert len(json.loads(recording.read_text())) == 1
+
+
+def test_a_recording_cut_off_mid_write_replays_the_calls_written_whole(tmp_path):
+    """What a kill during a write leaves: every call before it whole, the last one torn.
+    Both readers replay the whole calls and say the file was cut short."""
+    recording = recorded(tmp_path, "07", QUESTIONS)
+    text = recording.read_text()
+    torn = text[:text.rindex('"text"')]  # the last call's reply half written
+    recording.write_text(torn)
+    whole = len(json.loads(text)) - 1
+    out = run_stage("07", "--provider", f"replay:{recording}", stdin=QUESTIONS)
+    assert "cut short" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert f"recording ends after request {whole}" in " ".join(out.stderr.split())
+    again = run_tao("replay", str(recording))
+    assert "cut short" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_a_lone_surrogate_in_a_reply_is_recorded_and_replayed_as_it_came(tmp_path):
+    recording = tmp_path / "run.json"
+    split = "a character split in two \ud83d"  # half of an emoji, as a server may send it
+    out = run_stage("07", "--record", str(recording), stdin="hi\n\n", script=[split],
+                    tmp_path=tmp_path)
+    assert out.returncode == 0 and "Exception ignored" not in out.stderr, out.stderr
+    entries = json.loads(recording.read_text(encoding="utf-8"))
+    assert entries[0]["text"] == split
+    again = run_stage("07", "--provider", f"replay:{recording}", stdin="hi\n\n")
+    assert again.returncode == 0 and "\\ud83d" in again.stdout, again.stderr
+
+
+def test_the_recorder_writes_each_call_once_not_the_whole_file_again(tmp_path):
+    """What the recorder writes grows with the session, not with its square: 200 calls
+    write about the file's size (Linux counts a process's written bytes)."""
+    io_counts = Path("/proc/self/io")
+    if not io_counts.exists():
+        pytest.skip("needs /proc/self/io (Linux)")
+
+    def written() -> int:
+        return int(re.search(r"wchar: (\d+)", io_counts.read_text())[1])
+
+    recording = tmp_path / "run.json"
+    model = Recorder(ScriptedProvider(["a reply of some length " * 20] * 200), recording)
+    before = written()
+    for n in range(200):
+        model.call([{"role": "user", "content": f"question {n} " * 20}])
+    assert written() - before < 3 * recording.stat().st_size
+    assert len(json.loads(recording.read_text())) == 200
+
+
+def test_ctrl_c_stops_tao_compare_record_at_once(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    from helpers import ROOT, clean_env
+
+    recording = tmp_path / "run.json"
+    process = subprocess.Popen([sys.executable, "-m", "tao", "compare", "--runs", "50",
+                                "--record", str(recording)], cwd=ROOT, env=clean_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (
+                not recording.exists() or recording.stat().st_size < 1_500_000):
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Exception ignored" not in err and "Traceback" not in err, err
+    json.loads(recording.read_text())  # what was recorded stays valid
+
+
+def test_every_key_the_kit_knows_of_is_hidden_whichever_provider_answers(tmp_path):
+    """The offline model answers; the learner types a key glued to a word, and another
+    provider's key is in the environment: neither reaches the recording."""
+    anthropic = "sk-ant-api03-" + "A1b2C3d4" * 5
+    openai = "not-shaped-like-a-key-0123456789"  # a key from a gateway, say
+    recording = tmp_path / "run.json"
+    out = run_stage("07", "--provider", "offline", "--record", str(recording),
+                    stdin=f"token_{anthropic} and {openai}\n\n", OPENAI_API_KEY=openai)
+    assert out.returncode == 0, out.stderr
+    saved = recording.read_text()
+    assert anthropic not in saved and "A1b2C3d4" not in saved and openai not in saved
+    assert "[key hidden]" in saved
+    assert "risk-averse" == redact_plain("risk-averse")  # a word with sk- in it stays
+
+
+def redact_plain(text: str) -> str:
+    from shared.providers.base import redact
+
+    return redact(text)

@@ -1,0 +1,25 @@
+"""Writing a file whole or not at all: what `--save-trace`, `--record` and tao use.
+
+    write_whole(path, data)   # a file beside it first, then put in place
+
+A reader never sees half a file, and a failed write (a full disk) leaves what was there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def write_whole(path: str | Path, data: bytes | str) -> None:
+    """Write `data` (text as UTF-8) to a file beside `path`, then put it in place."""
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "backslashreplace")  # a lone surrogate is no excuse
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
