@@ -21,9 +21,11 @@ from __future__ import annotations
 import functools
 import html
 import io
+import os
 import posixpath
 import re
 import shutil
+import subprocess
 import tomllib
 import webbrowser
 from collections.abc import Callable
@@ -66,10 +68,12 @@ class Stage:
         """Its page, inside a language folder."""
         return f"stages/{self.folder.name}.html"
 
-    def code_files(self) -> list[Path]:
-        """Every file of the stage but its READMEs, by name (as `tao diff` lists them)."""
-        return sorted(p for p in self.folder.rglob("*") if p.is_file()
-                      and "__pycache__" not in p.parts and not p.name.startswith("README"))
+    def code_files(self, book: Book) -> list[Path]:
+        """Every file of the stage the book may show but its READMEs, by name (as `tao
+        diff` lists them)."""
+        return sorted(p for p in self.folder.rglob("*") if "__pycache__" not in p.parts
+                      and not p.name.startswith("README")
+                      and book.shareable(p.relative_to(book.root).as_posix()))
 
 
 @dataclass
@@ -85,6 +89,37 @@ class Book:
         """The stages, in order."""
         folders = sorted(p for p in (self.root / "stages").glob("[0-9][0-9]_*") if p.is_dir())
         return [Stage(p.name[:2], p) for p in folders]
+
+    @functools.cached_property
+    def tracked(self) -> set[str] | None:
+        """The files git tracks under `root` (paths from it); None outside a git work
+        tree (a kit unpacked from an archive) or without git."""
+        try:
+            done = subprocess.run(["git", "-C", str(self.root), "ls-files", "-z"],
+                                  capture_output=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode:
+            return None
+        return set(os.fsdecode(name) for name in done.stdout.split(b"\0") if name)
+
+    def shareable(self, path: str) -> bool:
+        """True if the book may copy the file at `path` (from `root`) into a page: a file
+        inside the repository, links resolved, and tracked by git (outside git: with no
+        hidden part in its path, like .env)."""
+        parts = posixpath.normpath(path).split("/")
+        if path.startswith("/") or ".." in parts:
+            return False
+        full = self.root / path
+        try:
+            full.resolve().relative_to(self.root.resolve())
+        except (ValueError, OSError):
+            return False  # a link that leads out of the repository
+        if not full.is_file():
+            return False
+        if self.tracked is None:
+            return not any(part.startswith(".") for part in parts)
+        return posixpath.normpath(path) in self.tracked
 
     def exercises(self) -> list[dict]:
         """exercises/info.toml's entries, each with its number."""
@@ -166,7 +201,7 @@ def site_target(book: Book, repo_path: str) -> str | None:
             return "exercises.html" + (f"#{frag}" if frag else "")
         if parts[-1].removesuffix(".py") in names:
             return f"exercises.html#{parts[-1].removesuffix('.py')}"
-    if (book.root / path).is_file() and not path.startswith(".."):
+    if book.shareable(path):
         book.files.add(path)
         return f"files/{path}.html"
     return None
@@ -393,7 +428,7 @@ def stage_page(book: Book, lang: str, stage: Stage, previous: Stage | None,
     source, text, translated = readme(book, stage.folder, lang)
     readme_html = markdown(book, source, _breadcrumb(text, book.stages()), f"{lang}/{page}")
     code = [f'<h2 id="code">{t["code"]}</h2>']
-    for path in stage.code_files():
+    for path in stage.code_files(book):
         name = str(path.relative_to(stage.folder))
         code.append(f'<h3 id="file-{html.escape(name)}"><code>{html.escape(name)}</code></h3>'
                     + highlight(path.read_text(encoding="utf-8"), path.name))

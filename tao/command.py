@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from shared.printable import visible
 from shared.providers.offline import QUIRKS
 from shared.stage_main import record_path
 from shared.trace import make_console
 
 from .book import cmd_book
-from .compare import cmd_compare
+from .compare import cmd_compare, report_path
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .i18n import LANGUAGES, text
@@ -35,11 +36,15 @@ EXIT_CODES = ("Exit codes: 0 the exercise checked passes (check --all: every one
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse taking no abbreviation (`--rec` is not `--record`), for tao and each verb:
-    a verb's subparser is built by its parent's class."""
+    """argparse taking no abbreviation (`--rec` is not `--record`) and saying a mistake in
+    one line, for tao and each verb: a verb's subparser is built by its parent's class."""
 
     def __init__(self, **kwargs):
         super().__init__(allow_abbrev=False, **kwargs)
+
+    def error(self, message: str):
+        """Exit 2 with one line: what is wrong, and where help is."""
+        self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="every number and run, as JSON")
     compare.add_argument("--markdown", action="store_true",
                          help="the summary as a Markdown table (the README's)")
-    compare.add_argument("--html", metavar="FILE.html", help="also write a report with a chart")
+    compare.add_argument("--html", metavar="FILE.html", type=report_path,
+                         help="also write a report with a chart")
     compare.add_argument("--record", metavar="FILE.json", type=record_path,
                          help="record every request and reply, to replay with "
                               "--provider replay:FILE")

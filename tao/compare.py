@@ -20,6 +20,7 @@ answer must say. Each failure kind names the fix the kit teaches for it (FIXES).
 
 from __future__ import annotations
 
+import argparse
 import html
 import json
 import os
@@ -32,15 +33,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from shared.files import write_whole
 from shared.providers import ProviderError, Tool, build_provider, choose_provider
 from shared.providers.base import NO_OPTIONS, Wrapper
 from shared.providers.replay import Divergence, Recorder, kept_options
+from shared.stage_main import writable
 from shared.trace import Trace
 
 from .i18n import text as message  # "text" is a protocol here
 from .repo import CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
+# in every --html report, near its start: the mark of a file --html may write over
+REPORT_MARK = '<meta name="generator" content="tao compare">'
 PROTOCOLS = {"text": ("06", "stage 06: one JSON line, parsed"),
              "native": ("07", "stage 07: the API's own tool calls"),
              "constrained": ("06", "stage 06 on the local model, held to a grammar")}
@@ -88,6 +93,23 @@ class Result:
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     answer: str = ""
+
+
+def report_path(value: str) -> str:
+    """`value` if --html can write its report there: a .html file, new or a report of
+    tao compare's own (it holds REPORT_MARK); checked before the run, not after it."""
+    path = Path(value)
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise argparse.ArgumentTypeError(f"{value!r}: name a .html file")
+    writable(value)
+    if path.exists():
+        with open(path, "rb") as file:
+            head = file.read(4096)
+        if REPORT_MARK.encode() not in head:
+            raise argparse.ArgumentTypeError(f"{value!r} is there already and is not a tao "
+                                             "compare report: tao writes over nothing it "
+                                             "did not make")
+    return value
 
 
 def load_tasks(path: Path = TASKS) -> list[Task]:
@@ -487,7 +509,8 @@ def html_report(summary: dict, results: list[Result], title: str) -> str:
     kind_rows = "".join(f"<tr><td>{html.escape(kind)}</td>" + "".join(
         f"<td>{cells.get(p, '–')}</td>" for p in summary) + "</tr>"
         for kind, cells in kinds.items())
-    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    return (f"<!doctype html><meta charset='utf-8'>{REPORT_MARK}<title>{html.escape(title)}"
+            "</title>"
             "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:"
             "collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}</style>"
             f"<h1>{html.escape(title)}</h1>{svg_chart(summary)}"
@@ -565,7 +588,11 @@ def cmd_compare(args, console: Console) -> int:
     summary = summarise(results)
     if args.html:
         page = html_report(summary, results, message("compare.title", "en", **run))
-        Path(args.html).write_text(page, encoding="utf-8")  # a file: English, like --markdown
+        try:  # a file: English, like --markdown; whole or not at all
+            write_whole(args.html, page)
+        except OSError as exc:
+            raise CLIError(message("error.cannot_write", file=repr(args.html),
+                                   why=exc.strerror or exc)) from None
     if args.json:
         print(json.dumps({"provider": provider.describe(), "tasks": len(tasks),
                           "runs": args.runs, "summary": summary, "by_kind": by_kind(results),

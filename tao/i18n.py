@@ -339,6 +339,8 @@ MESSAGES = {
                                          "\"text\": ...}}"},
     "error.replay_empty": {"en": "{path} holds no model call: nothing to replay",
                            "fr": "{path} ne contient aucun appel au modèle : rien à rejouer"},
+    "error.cannot_write": {"en": "cannot write {file} ({why})",
+                           "fr": "impossible d'écrire {file} ({why})"},
     "error.replay_no_file": {"en": "name a recording: --provider replay:FILE",
                              "fr": "nommez un enregistrement : --provider replay:FILE"},
     "error.replay_too_deep": {"en": "{path} is nested more than 100 levels deep: not a "

@@ -223,3 +223,50 @@ def test_a_heading_gets_the_id_github_gives_it():
     assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured"
     assert builder.slug("Texte ou natif ? Mesuré", seen) == "texte-ou-natif--mesuré"
     assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured-1"
+
+
+# ---------------------------------------------------------------- issue 32: the book copies
+# only the repository's own files, lets no HTML through, and checks --out first
+
+
+def small_repo(tmp_path: Path, readme_extra: str = "") -> Path:
+    """A copy of the repository with one stage (06), its README with `readme_extra`
+    added at the end."""
+    repo = tmp_path / "repo"
+    for name in ("README.md", "stages/06_tool_registry", "shared/providers/base.py"):
+        source, target = ROOT / name, repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+         if source.is_dir() else shutil.copy(source, target))
+    readme = repo / "stages" / "06_tool_registry" / "README.md"
+    readme.write_text(readme.read_text() + "\n" + readme_extra + "\n")
+    return repo
+
+
+def no_comparisons(root):
+    """The comparison page's reports, skipped: these tests are about the READMEs."""
+    return []
+
+
+def test_a_readme_link_copies_only_files_of_the_repository_that_git_tracks(tmp_path):
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET of the machine")
+    links = (f"[a]({secret}) [b](/{secret}) [c](../../../secret.txt) [d](private.txt) "
+             "[e](outside.txt) [f](../../shared/providers/base.py)")
+    repo = small_repo(tmp_path, links)
+    stage = repo / "stages" / "06_tool_registry"
+    (stage / "private.txt").write_text("SECRET not tracked")
+    (stage / "outside.txt").symlink_to(secret)  # tracked, but it points out of the repo
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), "rm", "-q", "--cached",
+                    "stages/06_tool_registry/private.txt"], check=True)
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    every_page = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
+    assert "SECRET" not in every_page
+    assert (out / "en" / "files" / "shared" / "providers" / "base.py.html").exists()

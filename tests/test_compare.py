@@ -318,3 +318,23 @@ def test_without_a_local_model_constrained_is_one_line_and_the_others_still_run(
     alone = run_tao("compare", "--protocols", "constrained", "--tasks", FOUR,
                     TAO_LOCAL_MODEL=missing)
     assert alone.returncode == 2 and "Traceback" not in alone.stderr
+
+
+# ---------------------------------------------------------------- issue 32: nothing written
+# that nobody asked for, one line for every mistake, before the run
+
+
+def test_html_writes_over_nothing_but_its_own_report_and_says_so_before_the_run(tmp_path):
+    notes = tmp_path / "notes.html"
+    notes.write_text("<p>my notes</p>")
+    out = run_tao("compare", "--html", str(notes))
+    assert out.returncode == 2 and "--html" in out.stderr and out.stdout == "", out.stderr
+    assert notes.read_text() == "<p>my notes</p>"
+    for wrong in (tmp_path / "report.txt", tmp_path / "no" / "report.html"):
+        out = run_tao("compare", "--html", str(wrong))
+        assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    report = tmp_path / "report.html"
+    for _ in range(2):  # its own report, written again
+        assert run_tao("compare", "--html", str(report)).returncode == 0
+    assert "<svg" in report.read_text()
