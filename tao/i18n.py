@@ -112,6 +112,7 @@ MESSAGES = {
                               "has {width}: showing a unified diff)",
                         "fr": "(--side demande un terminal d'au moins {need} colonnes ; celui-ci "
                               "en a {width} : voici un diff unifié)"},
+    "diff.not_text": {"en": "(not text: skipped)", "fr": "(pas du texte : laissé de côté)"},
     "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
     "diff.code_lines": {"en": "code: +{added} -{removed} lines",
                         "fr": "code : +{added} -{removed} lignes"},
@@ -303,6 +304,12 @@ MESSAGES = {
                                  "fr": "--out {out} : le dossier n'est pas vide et ne contient "
                                        "pas un livre construit par tao ; choisissez un dossier "
                                        "vide ou nouveau"},
+    "error.book_out_link": {"en": "--out {out} is a symbolic link: name a folder",
+                            "fr": "--out {out} est un lien symbolique : nommez un dossier"},
+    "error.book_out_under_file": {"en": "--out {out}: {file} is a file, not a folder",
+                                  "fr": "--out {out} : {file} est un fichier, pas un dossier"},
+    "error.book_out_unwritable": {"en": "--out {out}: cannot write there ({why})",
+                                  "fr": "--out {out} : impossible d'y écrire ({why})"},
     "error.book_missing": {"en": "{name} is missing: `uv sync` installs it (rich needs it "
                                  "too)",
                            "fr": "{name} manque : `uv sync` l'installe (rich en a besoin "
@@ -404,6 +411,8 @@ MESSAGES = {
                          "fr": "les changements du README"},
     "book.first": {"en": "The first stage: nothing comes before it.",
                    "fr": "La première étape : rien ne la précède."},
+    "book.not_text": {"en": "{file}: not text, not shown",
+                      "fr": "{file} : pas du texte, non affiché"},
     "book.identical": {"en": "No file changed.",
                        "fr": "Aucun fichier n'a changé."},
     "book.transcript": {"en": "What you should see",

@@ -270,3 +270,64 @@ def test_a_readme_link_copies_only_files_of_the_repository_that_git_tracks(tmp_p
     every_page = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
     assert "SECRET" not in every_page
     assert (out / "en" / "files" / "shared" / "providers" / "base.py.html").exists()
+
+
+HOSTILE = """
+<script>document.title = "script ran"</script>
+<img src="https://example.invalid/pixel.png" onerror="document.title = 'ran'">
+<iframe src="https://example.invalid/frame"></iframe>
+<style>body { background: url(https://example.invalid/bg.png) }</style>
+<link rel="stylesheet" href="https://example.invalid/x.css">
+A line with <span style="background:url(https://example.invalid/s.png)">inline HTML</span>.
+
+![a remote picture](https://example.invalid/picture.png)
+
+<!-- a marker, as stage 07's tables have -->
+"""
+
+
+def test_raw_html_in_a_readme_is_shown_as_text_and_a_comment_is_dropped(tmp_path):
+    repo = small_repo(tmp_path, HOSTILE)
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    text = (out / "en" / "stages" / "06_tool_registry.html").read_text(encoding="utf-8")
+    page = Page(text)
+    assert not {"script", "iframe", "style", "img"} & set(page.tags), page.tags
+    assert "example.invalid" not in "".join(page.fetched)
+    assert "&lt;script&gt;" in text  # shown, never run
+    assert "a remote picture" in text  # a remote picture is a link to it, not fetched
+    assert "a marker" not in text and "&lt;!--" not in text
+
+
+def test_stage_07s_table_markers_do_not_show_in_the_book(site):
+    out, _ = site
+    text = (out / "en" / "stages" / "07_native_tools.html").read_text(encoding="utf-8")
+    readme = text[:text.index('id="code"')]  # (the README's diff below shows its source)
+    assert "Measured" in readme and "| text | native |" not in readme  # a table, rendered
+    assert "&lt;!--" not in readme and "<!-- tao compare" not in readme
+
+
+@pytest.mark.parametrize("where", ["under_a_file", "a_symlink", "proc"])
+def test_a_bad_out_is_one_line_before_the_build(where, tmp_path):
+    import os
+
+    (tmp_path / "file.txt").write_text("mine")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    out = {"under_a_file": tmp_path / "file.txt" / "book", "a_symlink": tmp_path / "link",
+           "proc": "/proc/book"}[where]
+    if where == "proc" and not os.path.isdir("/proc"):
+        pytest.skip("no /proc here")
+    done = run_tao("book", "--out", str(out))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "--out" in done.stderr
+    assert (tmp_path / "file.txt").read_text() == "mine" and not any((tmp_path / "real").iterdir())
+
+
+def test_a_file_that_is_not_text_in_a_stage_folder_is_skipped_and_named(tmp_path):
+    repo = small_repo(tmp_path)
+    (repo / "stages" / "06_tool_registry" / "diagram.png").write_bytes(b"\x89PNG\r\n\x00\xff")
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    text = (out / "en" / "stages" / "06_tool_registry.html").read_text(encoding="utf-8")
+    assert "diagram.png" in text and "not text" in text
