@@ -13,15 +13,17 @@ module only declares the arguments and dispatches.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from shared.printable import visible
+from shared.providers import RecordError
 from shared.providers.offline import QUIRKS
 from shared.stage_main import record_path
 from shared.trace import make_console
 
 from .book import cmd_book
-from .compare import cmd_compare, report_path
+from .compare import cmd_compare, positive, report_path
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .i18n import LANGUAGES, text
@@ -132,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="comma-separated: text, native, constrained (stage 06 on "
                               "the local model, held to a grammar) (default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: tao/compare_tasks.toml)")
-    compare.add_argument("--runs", type=int, default=1, help="times through the task set")
+    compare.add_argument("--runs", type=positive, default=1,
+                         help="times through the task set (1 or more)")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
                          help="make the offline model misbehave; all: once per quirk, as "
                               "a Markdown table (stage 07's README)")
@@ -181,7 +184,8 @@ COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one `tao` verb; a mistake in the call is one line and exit 2."""
+    """Run one `tao` verb; a mistake in the call is one line and exit 2, anything else
+    that stops it (Ctrl-C, a closed pipe, a disk that is full) one line too."""
     parser = build_parser()
     args = parser.parse_args(argv)
     console = make_console()
@@ -191,9 +195,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.verb](args, console)
     except CLIError as exc:
-        print(text("error.line", verb=args.verb, error=exc), file=sys.stderr)
+        say(text("error.line", verb=args.verb, error=exc))
         return 2
     except KeyboardInterrupt:
-        print(f"\n{text('interrupted')}", file=sys.stderr)
+        say(f"\n{text('interrupted')}")
         return 130
+    except BrokenPipeError:  # whatever read the output (`| head`) stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no later flush fails
+        return 1
+    except (OSError, RecordError) as exc:  # a full disk, a folder gone: what, and why
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        say(text("error.line", verb=args.verb, error=where + (getattr(exc, "strerror", None)
+                                                             or str(exc))))
+        return 1
 
+
+def say(line: str) -> None:
+    """One line on stderr, shown as it is: a file name or a model's name from outside
+    cannot move the cursor or set the window's title."""
+    print(visible(line), file=sys.stderr)

@@ -235,6 +235,7 @@ MESSAGES = {
                                   "adds llama.cpp and SmolLM2-135M (94 MiB)",
                             "fr": "modèle local (--provider local) : non installé ; "
                                   "`{install}` ajoute llama.cpp et SmolLM2-135M (94 Mio)"},
+    "doctor.replay": {"en": "model: {model}", "fr": "modèle : {model}"},
     "doctor.no_bindings": {"en": "llama-cpp-python is not installed",
                            "fr": "llama-cpp-python n'est pas installé"},
     "doctor.local_problem": {"en": "local model: {problem}", "fr": "modèle local : {problem}"},
@@ -324,6 +325,9 @@ MESSAGES = {
                           "fr": "pas de protocole {protocol} : choisissez parmi {choices}"},
     "error.quirk_all": {"en": "--quirk all runs the offline model: leave out --provider",
                         "fr": "--quirk all lance le modèle hors ligne : retirez --provider"},
+    "error.no_protocols": {"en": "--protocols names no protocol: choose from {choices}",
+                           "fr": "--protocols ne nomme aucun protocole : choisissez parmi "
+                                 "{choices}"},
     "error.none_left": {"en": "no protocol left to run",
                         "fr": "plus aucun protocole à lancer"},
     "error.divergence": {"en": "{why} (was the recording made with the same tasks, protocols "

@@ -19,6 +19,7 @@ import runpy
 import sys
 from pathlib import Path
 
+from shared.printable import visible
 from shared.providers.replay import BadRecording, Recording
 from shared.providers.replay import read_recording as read
 
@@ -87,5 +88,5 @@ def cmd_replay(args, console) -> int:
         return cmd_compare(again, console)
     folder, argv, stdin = replay_plan(args.file, args.stage)
     if stdin is None:
-        print(text("replay.not_typed", file=args.file), file=sys.stderr)
+        print(visible(text("replay.not_typed", file=args.file)), file=sys.stderr)
     return run_stage_here(folder, argv, stdin)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from fake_api import FakeAPI
-from helpers import ROOT, STAGE_DIRS, clean_env, run_tao
+from helpers import ROOT, STAGE_DIRS, clean_env, run_stage, run_tao
 from test_stage_claims import CHECKS
 
 from tao import main, repo
@@ -190,3 +190,21 @@ def test_doctor_checks_that_a_local_servers_model_exists():
                       OLLAMA_BASE_URL=api.base_url)
     assert found.returncode == 0 and "model: llama3.2 exists" in found.stdout, found.stdout
     assert missing.returncode == 1 and "ollama pull nope" in missing.stdout
+
+
+# ---------------------------------------------------------------- issue 32: doctor on a
+# recording
+
+
+def test_doctor_with_a_recording_as_provider_says_so_in_a_line(tmp_path):
+    recording = tmp_path / "run.json"
+    assert run_stage("07", "--record", str(recording), stdin="hi\n\n").returncode == 0
+    out = run_tao("doctor", TAO_PROVIDER=f"replay:{recording}")
+    said = " ".join(out.stdout.split())  # as one line, however the screen wrapped it
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "replay of run.json" in said and "nothing is sent" in said
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    out = run_tao("doctor", TAO_PROVIDER=f"replay:{broken}")
+    said = " ".join(out.stdout.split())
+    assert out.returncode == 1 and "not valid JSON" in said and "Traceback" not in out.stderr

@@ -338,3 +338,70 @@ def test_html_writes_over_nothing_but_its_own_report_and_says_so_before_the_run(
     for _ in range(2):  # its own report, written again
         assert run_tao("compare", "--html", str(report)).returncode == 0
     assert "<svg" in report.read_text()
+
+
+def test_a_model_name_and_a_task_kind_are_shown_as_they_are_never_as_markup(tmp_path):
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_text('[[task]]\nid = "x"\nkind = "[bold]odd[/nothing]"\nprompt = "hi"\n')
+    recording = tmp_path / "run.json"
+    assert run_tao("compare", "--tasks", str(tasks), "--record", str(recording)).returncode == 0
+    entries = json.loads(recording.read_text())
+    entries[0]["request"]["model"] = "[/x] \x1b[2J"
+    recording.write_text(json.dumps(entries))
+    out = run_tao("compare", "--tasks", str(tasks), "--provider", f"replay:{recording}",
+                  COLUMNS="200")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "[bold]odd[/nothing]" in out.stdout and "[/x] \\x1b[2J" in out.stdout
+    assert "\x1b" not in out.stdout
+
+
+def test_replay_with_no_file_names_what_to_give_not_tao_script():
+    for out in (run_tao("compare", "--provider", "replay:"),
+                run_tao("compare", TAO_PROVIDER="replay:")):
+        assert out.returncode == 2 and "TAO_SCRIPT" not in out.stderr, out.stderr
+        assert "replay:FILE" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = "caf\xe9"\n', "UTF-8"),  # Latin-1
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = ["a", "list"]\n', "prompt"),
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = "hi"\ntools = "now"\n', "tools"),
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = "hi"\nargs = {now = 3}\n', "args"),
+    (b'task = 3\n', "[[task]]"),
+])
+def test_a_task_file_of_the_wrong_encoding_or_shape_is_one_line(content, says, tmp_path):
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_bytes(content)
+    out = run_tao("compare", "--tasks", str(tasks))
+    assert out.returncode == 2 and says in out.stderr and out.stdout == "", out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["--runs", "0"], ["--runs", "-2"], ["--protocols", ","],
+                                  ["--protocols", " "]])
+def test_nothing_to_run_is_one_line_not_an_empty_table(args):
+    out = run_tao("compare", *args)
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_reader_that_stops_reading_ends_compare_quietly():
+    """`tao compare --json | head -1`: the pipe closes early; no BrokenPipeError."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT, clean_env
+
+    process = subprocess.Popen([sys.executable, "-m", "tao", "compare", "--runs", "3",
+                                "--json"], cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        process.stdout.readline()
+        process.stdout.close()  # as `head -1` does
+        err = process.stderr.read().decode()
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "ignored" not in err, err

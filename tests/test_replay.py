@@ -514,3 +514,59 @@ def redact_plain(text: str) -> str:
     from shared.providers.base import redact
 
     return redact(text)
+
+
+DEEP = "[" * 500 + "]" * 500
+SHAPES = {  # (what is in the file, a word of the one line that refuses it)
+    "a plain TAO_SCRIPT": ('["hello"]', "not a recording"),
+    "a request that is a number": ('[{"request": 5}]', "not a recording"),
+    "a stage that is a number": (
+        '[{"request": {"messages": [], "session": {"stage": 7, "argv": []}}, "text": "x"}]',
+        "stage"),
+    "options that are a number": (
+        '[{"request": {"messages": [], "session": {"stage": "07", "argv": 5}}, "text": "x"}]',
+        "options"),
+    "a 500-deep array": ('[{"request": {"messages": ' + DEEP + '}, "text": "x"}]', "deep"),
+    "a 500-deep array alone": (DEEP, "deep"),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_both_readers_of_a_recording_refuse_any_wrong_shape_in_one_line(shape, tmp_path):
+    content, says = SHAPES[shape]
+    path = tmp_path / "run.json"
+    path.write_text(content)
+    stage = run_stage("07", "--provider", f"replay:{path}", stdin="hi\n\n")
+    verb = run_tao("replay", str(path), "--stage", "07")
+    for out in (stage, verb):
+        assert out.returncode in (1, 2) and "Traceback" not in out.stderr, out.stderr
+        assert says in out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
+
+
+HOSTILE_NAME = "evil\x1b]0;pwned\x07\x1b[2J[/bold]"  # sets a window title, clears the screen
+
+
+def test_a_recordings_model_field_and_its_file_name_reach_the_screen_visible(
+        tmp_path):
+    recording = recorded(tmp_path, "07", QUESTIONS)
+    entries = json.loads(recording.read_text())
+    for entry in entries:
+        entry["request"]["model"] = HOSTILE_NAME
+        entry["request"].pop("typed", None)  # so tao replay names the file in a notice
+    named = tmp_path / "run\x1b[2J.json"
+    named.write_text(json.dumps(entries))
+    runs = [run_stage("07", "--provider", f"replay:{named}", stdin=QUESTIONS),
+            run_tao("replay", str(named), "--stage", "07", stdin=QUESTIONS)]
+    for out in runs:
+        assert "\x1b" not in out.stdout + out.stderr and "\\x1b" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+
+
+@pytest.mark.sdk
+def test_a_tao_model_reaches_the_screen_visible(tmp_path):
+    """TAO_MODEL is shown where a provider names its model (an SDK one: no call is made,
+    the session ends at once)."""
+    out = run_stage("07", stdin="", TAO_MODEL=HOSTILE_NAME, OPENAI_API_KEY="k",
+                    OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert "\x1b" not in out.stdout + out.stderr, out.stdout + out.stderr
+    assert "\\x1b" in out.stderr and "Traceback" not in out.stderr
