@@ -676,3 +676,23 @@ def test_a_server_repeating_call_ids_never_gets_the_kept_scratchpad_refused(kind
     assert api.violations == [], api.violations
     assert (first.answer, second.answer) == ("It is noon.", "Still noon.")
     assert second.stop_reason == "completed"
+
+
+# ---------------------------------------------------------------- issue 32: a wrap-up that
+# breaks off mid-stream is one answer, marked as elsewhere
+
+
+@pytest.mark.parametrize("stage", ["09", "10"])
+def test_a_wrap_up_that_breaks_off_mid_stream_is_one_answer_marked_cut_off(stage, tmp_path):
+    from helpers import run_stage
+
+    script = [{"text": "", "tool_calls": [{"id": "c1", "name": "wordcount",
+                                           "args": {"text": "a b"}}]},
+              {"error": "the server hung up", "partial": "I counted the words and fo"}]
+    out = run_stage(stage, "--max-iterations", "1", stdin="count 'a b'\n\n", script=script,
+                    tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    screen = out.stdout
+    assert "I counted the words and fo [cut off]" in screen, screen
+    assert screen.count("tao  ") == 1, "one answer: the half sentence, marked"
+    assert "I stopped after" not in screen  # no second, fallback answer under it
