@@ -88,14 +88,17 @@ def cmd_reset(args, console) -> int:
     e = _exercise(args.exercise, "reset")
     if not e.stub.exists():
         raise CLIError(text("error.no_original", file=e.where()))
-    stub = e.stub.read_text(encoding="utf-8")
-    if e.path.exists() and e.path.read_text(encoding="utf-8") == stub:
+    if e.path.exists() and e.path.read_bytes() == e.stub.read_bytes():  # any encoding
         console.print(Text(text("watch.is_stub", file=e.where())))
         return 0
     if not args.yes:
         if not sys.stdin.isatty():
             raise CLIError(text("error.reset_needs_yes", file=e.where()))
-        answer = console.input(text("reset.ask", file=e.where()))
+        try:  # a Text: its [y/N] is no markup
+            answer = console.input(Text(text("reset.ask", file=e.where())))
+        except EOFError:  # Ctrl-D, the end of input, is a no
+            console.print()
+            answer = ""
         if answer.strip().lower() not in ("y", "yes"):
             console.print(Text(text("reset.kept")))
             return 1

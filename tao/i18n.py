@@ -278,6 +278,10 @@ MESSAGES = {
                                "not both",
                          "fr": "vérifiez un exercice (`tao check N`) ou tous (`tao check "
                                "--all`), pas les deux"},
+    "progress.not_saved": {"en": "could not save progress to {file} ({why}): it is shown, "
+                                 "not remembered",
+                           "fr": "impossible d'enregistrer la progression dans {file} "
+                                 "({why}) : elle est affichée, pas retenue"},
     "error.no_original": {"en": "the original of {file} is missing from exercises/.stubs/: "
                                 "restore it from the repository you cloned",
                           "fr": "l'original de {file} manque dans exercises/.stubs/ : "
