@@ -38,7 +38,7 @@ from rich.text import Text
 
 from .i18n import LANGUAGES, MESSAGES
 from .i18n import text as message  # `text` names a page's text here
-from .repo import ROOT, CLIError
+from .repo import ROOT, CannotWrite, CLIError
 from .stage_diff import CONTEXT, FileDiff, changed_files, text_of
 from .stage_verbs import stage_summary
 
@@ -662,8 +662,8 @@ def write(book: Book, out: Path) -> None:
         os.replace(staging, out)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise CLIError(message("error.book_out_unwritable", out=out,
-                               why=exc.strerror or exc)) from None
+        raise CannotWrite(message("error.book_out_unwritable", out=out,
+                                  why=exc.strerror or exc)) from None
 
 
 def _write_pages(book: Book, folder: Path) -> None:

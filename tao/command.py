@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.verb](args, console)
     except CLIError as exc:
         say(text("error.line", verb=args.verb, error=exc))
-        return 2
+        return exc.code
     except KeyboardInterrupt:
         say(f"\n{text('interrupted')}")
         return 130

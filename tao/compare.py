@@ -43,7 +43,7 @@ from shared.stage_main import writable
 from shared.trace import Trace
 
 from .i18n import text as message  # "text" is a protocol here
-from .repo import CLIError, load_stage
+from .repo import CannotWrite, CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
 # in every --html report, near its start: the mark of a file --html may write over
@@ -620,8 +620,8 @@ def cmd_compare(args, console: Console) -> int:
         try:  # a file: English, like --markdown; whole or not at all
             write_whole(args.html, page)
         except OSError as exc:
-            raise CLIError(message("error.cannot_write", file=repr(args.html),
-                                   why=exc.strerror or exc)) from None
+            raise CannotWrite(message("error.cannot_write", file=repr(args.html),
+                                      why=exc.strerror or exc)) from None
     show(args, console, run, summary, results)
     return 0
 

@@ -22,7 +22,7 @@ from .exercise_runner import check_and_save
 from .exercise_screen import show_focus, show_overview, wrapped
 from .exercise_state import Exercise, current, find, load, pick, restore_stub, statuses
 from .i18n import text
-from .repo import CLIError
+from .repo import CannotWrite, CLIError
 
 
 def _exercise(ref: str | None, verb: str) -> Exercise:
@@ -102,7 +102,11 @@ def cmd_reset(args, console) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             console.print(Text(text("reset.kept")))
             return 1
-    restore_stub(e)
+    try:
+        restore_stub(e)
+    except OSError as exc:  # a full disk: said, and the learner's file is as it was
+        raise CannotWrite(text("error.cannot_write", file=e.where(),
+                               why=exc.strerror or exc)) from None
     console.print(Text(text("watch.reset", file=e.where())))
     return 0
 

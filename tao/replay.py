@@ -14,9 +14,12 @@ not say). A `tao compare` recording runs `tao compare` again, with its own optio
 
 from __future__ import annotations
 
+import contextlib
 import io
 import runpy
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from shared.printable import visible
@@ -89,4 +92,29 @@ def cmd_replay(args, console) -> int:
     folder, argv, stdin = replay_plan(args.file, args.stage)
     if stdin is None:
         print(visible(text("replay.not_typed", file=args.file)), file=sys.stderr)
-    return run_stage_here(folder, argv, stdin)
+    with ctrl_c_ends_it():
+        return run_stage_here(folder, argv, stdin)
+
+
+class Stopped(BaseException):
+    """Ctrl-C during a replay. Not a KeyboardInterrupt: a stage takes that for a cancelled
+    reply and reads on, and its next request would be reported as a divergence."""
+
+
+@contextlib.contextmanager
+def ctrl_c_ends_it():
+    """Within it, Ctrl-C ends the replay: a KeyboardInterrupt comes out (tao's exit 130)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread hears signals
+        return
+
+    def stop(signum, frame):
+        raise Stopped
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    except Stopped:
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from tao.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
-__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "in_process", "load_stage",
-           "readme_section", "run_stage", "run_stage_process", "run_tao", "stage_dir", "twin",
-           "with_twins"]
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "file_limit", "in_process",
+           "load_stage", "readme_section", "run_stage", "run_stage_process", "run_tao",
+           "stage_dir", "twin", "with_twins"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
@@ -212,3 +212,12 @@ class _ProcessState:
         os.chdir(self.cwd)
         for number, handler in self.handlers.items():
             signal.signal(number, handler)
+
+
+def file_limit(size: int) -> Callable[[], None]:
+    """A `preexec_fn` for a child process: no file it writes may grow past `size` bytes, as
+    on a full disk (the kernel answers a write past it with EFBIG, "File too large"; Python
+    ignores the signal that would otherwise kill the process)."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))

@@ -331,3 +331,21 @@ def test_a_file_that_is_not_text_in_a_stage_folder_is_skipped_and_named(tmp_path
     builder.build(out, repo, no_comparisons)
     text = (out / "en" / "stages" / "06_tool_registry.html").read_text(encoding="utf-8")
     assert "diagram.png" in text and "not text" in text
+
+
+def test_a_full_disk_is_one_line_and_leaves_the_book_there_before_as_it_was(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import clean_env, file_limit
+
+    out = tmp_path / "book"
+    assert run_tao("book", "--out", str(out)).returncode == 0
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    done = subprocess.run([sys.executable, "-m", "tao", "book", "--out", str(out)], cwd=ROOT,
+                          env=clean_env(), capture_output=True, text=True, timeout=300,
+                          preexec_fn=file_limit(2000))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "File too large" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["book"]  # nothing half-built beside it

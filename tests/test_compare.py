@@ -405,3 +405,23 @@ def test_a_reader_that_stops_reading_ends_compare_quietly():
             process.kill()
             process.wait()
     assert "Traceback" not in err and "BrokenPipeError" not in err and "ignored" not in err, err
+
+
+
+@pytest.mark.parametrize("option", ["--html", "--record"])
+def test_a_full_disk_is_one_line_and_leaves_no_half_file(option, tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import ROOT, clean_env, file_limit
+
+    target = tmp_path / ("report.html" if option == "--html" else "run.json")
+    out = subprocess.run([sys.executable, "-m", "tao", "compare", option, str(target)],
+                         cwd=ROOT, env=clean_env(), capture_output=True, text=True,
+                         timeout=120, preexec_fn=file_limit(3000))
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "File too large" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    if option == "--html":
+        assert not target.exists() and not list(tmp_path.iterdir())  # no half page, no .part
+    else:
+        json.loads(target.read_text())  # the calls written before the disk filled up

@@ -556,19 +556,14 @@ def test_a_number_of_five_thousand_digits_is_no_exercise_in_one_line(verb, kit):
     assert "limit" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def _file_limit(size: int):
-    """For a child process: no file it writes may grow past `size` bytes, as on a full
-    disk (the kernel says EFBIG, "File too large")."""
-    import resource
-
-    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-
 
 def test_a_full_disk_is_one_line_and_the_learners_file_stays_whole(kit):
+    from helpers import file_limit
+
     start(kit, e02_wordcount=EDITED)
     out = subprocess.run([sys.executable, "-m", "tao", "reset", "2", "--yes"], cwd=kit,
                          env=kit_env(), capture_output=True, text=True, timeout=60,
-                         preexec_fn=_file_limit(100))
+                         preexec_fn=file_limit(100))
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
     assert "File too large" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert (kit / "exercises" / "e02_wordcount.py").read_text() == EDITED

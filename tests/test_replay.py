@@ -4,6 +4,7 @@ see where a changed stage first sends something the recording never saw."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -393,13 +394,6 @@ def test_record_writes_over_its_own_recording_and_nothing_else(tmp_path):
     assert missing.returncode == 2 and ".json" in missing.stderr
 
 
-def _file_limit(size: int):
-    """For a child process: no file may grow past `size` bytes (a full disk, as the
-    kernel tells a writer: EFBIG, "File too large")."""
-    import resource
-
-    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-
 
 def test_a_recording_that_cannot_be_written_ends_the_session_in_one_line_and_stays_valid(
         tmp_path):
@@ -408,13 +402,13 @@ def test_a_recording_that_cannot_be_written_ends_the_session_in_one_line_and_sta
     the calls written before, as valid JSON."""
     import subprocess
 
-    from helpers import clean_env, stage_dir
+    from helpers import clean_env, file_limit, stage_dir
 
     recording = tmp_path / "run.json"
     out = subprocess.run([sys.executable, str(stage_dir("07") / "main.py"), "--record",
                           str(recording)], input="what is 17 * 23?\nhow many words are in "
                          "'one two three'?\n\n", capture_output=True, text=True,
-                         env=clean_env(), timeout=60, preexec_fn=_file_limit(2500))
+                         env=clean_env(), timeout=60, preexec_fn=file_limit(2500))
     assert out.returncode == 1, out.stderr
     assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr
     assert "--record" in out.stderr and "File too large" in out.stderr
@@ -570,3 +564,35 @@ def test_a_tao_model_reaches_the_screen_visible(tmp_path):
                     OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     assert "\x1b" not in out.stdout + out.stderr, out.stdout + out.stderr
     assert "\\x1b" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_ctrl_c_in_tao_replay_ends_it_with_130_not_a_divergence(tmp_path):
+    """Stage 10's stand-in tools take their seconds again in a replay: Ctrl-C lands in
+    one, where a live session would take it for a cancelled reply and read on."""
+    import select
+    import signal
+    import subprocess
+    import time
+
+    from helpers import ROOT, clean_env
+
+    slow = "Fetch 'example.org', taking 3 seconds.\n"
+    recording = recorded(tmp_path, "10", slow + "What time is it?\n\n")
+    process = subprocess.Popen([sys.executable, "-m", "tao", "replay", str(recording)],
+                               cwd=ROOT, env=clean_env(PYTHONUNBUFFERED="1"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        seen, deadline = b"", time.monotonic() + 60
+        while b"act" not in seen and time.monotonic() < deadline:
+            if select.select([process.stdout], [], [], 0.2)[0]:
+                seen += os.read(process.stdout.fileno(), 65536)
+        assert b"act" in seen, seen
+        process.send_signal(signal.SIGINT)  # during the tool's 3 seconds
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    err = err.decode()
+    assert process.returncode == 130, err
+    assert "differs" not in err and "Traceback" not in err, err
