@@ -697,7 +697,7 @@ def build(out: Path, root: Path = ROOT, comparisons=offline_comparisons,
 
 def cmd_book(args, console: Console) -> int:
     """`tao book`: build, with a progress bar on a terminal; say where it is."""
-    out = Path(args.out) if args.out else ROOT / "book"
+    out = Path(args.out).absolute() if args.out else ROOT / "book"  # file:// needs it whole
     try:
         import markdown_it  # noqa: F401  (rich's dependency; a broken install lacks it)
         import pygments  # noqa: F401
