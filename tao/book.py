@@ -36,6 +36,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from shared.printable import visible
+
 from .i18n import LANGUAGES, MESSAGES
 from .i18n import text as message  # `text` names a page's text here
 from .repo import ROOT, CannotWrite, CLIError
@@ -713,8 +715,8 @@ def cmd_book(args, console: Console) -> int:
 
         book = build(out, ROOT, progress=step)
     start = out / "index.html"
-    console.print(message("book_verb.done", pages=len(book.pages), out=out,
-                          start=start.as_uri()),
+    console.print(visible(message("book_verb.done", pages=len(book.pages), out=out,
+                                  start=start.as_uri())),
                   markup=False, highlight=False)
     if args.open:
         webbrowser.open(start.as_uri())
