@@ -31,6 +31,7 @@ TWINNED = (
     "benchmarks/README.md",
     "exercises/README.md",
     "shared/README.md",
+    "tao/README.md",
     "stages/README.md",
     "stages/01_single_call/README.md",
     "stages/02_chat_loop/README.md",
