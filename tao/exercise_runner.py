@@ -36,8 +36,10 @@ def run_tests(exercises: list[Exercise]) -> dict[str, Result]:
         env = {k: v for k, v in os.environ.items()
                if k not in ("TAO_EXERCISES", "TAO_STUB_CHECK", "TAO_EXERCISES_STRICT")}
         env.update(TAO_RESULTS=str(results_file), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        # the tests' own tmp_path folders go in here too, and go with it (pytest would
+        # keep its last three runs' in the system's temporary folder)
         argv = ["-q", "-p", "no:cacheprovider", "--tb=no", "-o", "addopts=",
-                *(str(e.tests) for e in exercises)]
+                f"--basetemp={Path(tmp) / 'tests'}", *(str(e.tests) for e in exercises)]
         each = run_timeout()
         limit = each * len(exercises)
         if hasattr(os, "fork"):
