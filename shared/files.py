@@ -3,11 +3,15 @@
     write_whole(path, data)   # a file beside it first, then put in place
 
 A reader never sees half a file, and a failed write (a full disk) leaves what was there.
+`uninterrupted()` holds Ctrl-C back while a write runs, then lets it through.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 from pathlib import Path
 
 
@@ -23,3 +27,19 @@ def write_whole(path: str | Path, data: bytes | str) -> None:
     except BaseException:
         part.unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def uninterrupted():
+    """Hold Ctrl-C back while the block runs (a write takes a moment), then let it through."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed and callable(previous):  # a Ctrl-C came during the write: it still counts
+        previous(signal.SIGINT, None)

@@ -16,15 +16,12 @@ registers itself anywhere. Reading the keyboard is `shared/terminal.py`'s job.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
 import shutil
-import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,6 +32,7 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
+from .files import uninterrupted
 from .files import write_whole as _write_whole  # (the tests replace it here)
 from .printable import visible
 from .providers.base import redact
@@ -303,7 +301,7 @@ class Trace:
     def _save(self, path: Path) -> None:
         """Write the recording to `path`, whole or not at all; if that fails, to a
         temporary file; and say which. Ctrl-C waits until the file is written."""
-        with _uninterrupted():
+        with uninterrupted():
             html = path.suffix.lower() in (".html", ".htm")
             text = (self.console.export_html(clear=False) if html
                     else self.console.export_svg(title="tao trace", clear=False))
@@ -389,22 +387,6 @@ def _rescue(data: bytes, suffix: str) -> str | None:
         Path(rescue).unlink(missing_ok=True)
         return None
     return rescue
-
-
-@contextlib.contextmanager
-def _uninterrupted():
-    """Hold Ctrl-C back while the block runs (a save takes a moment), then let it through."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pressed = []
-    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed and callable(previous):  # a Ctrl-C came during the save: it still counts
-        previous(signal.SIGINT, None)
 
 
 def _usage_of(reply) -> dict | None:

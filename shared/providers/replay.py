@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..files import write_whole
+from ..files import uninterrupted, write_whole
 from .base import (
     NO_OPTIONS,
     Divergence,
@@ -326,14 +326,15 @@ class Recorder(Wrapper):
         text = json.dumps(_hidden(entry, self.hidden), indent=1, ensure_ascii=False)
         # a lone surrogate (a character a server split) is kept as its JSON escape
         data = (b",\n" if self.count else b"\n") + text.encode("utf-8", "backslashreplace")
-        try:
-            self._write_at(self.end, data + b"\n]\n")
-        except OSError as exc:
+        with uninterrupted():  # a Ctrl-C waits for the call to be written whole
             try:
-                self._write_at(self.end, b"\n]\n", truncate=True)
-            except OSError:
-                pass  # the file ends in a torn call: read_recording drops it
-            raise RecordError(self._failed(exc)) from None
+                self._write_at(self.end, data + b"\n]\n")
+            except OSError as exc:
+                try:
+                    self._write_at(self.end, b"\n]\n", truncate=True)
+                except OSError:
+                    pass  # the file ends in a torn call: read_recording drops it
+                raise RecordError(self._failed(exc)) from None
         self.count, self.end = self.count + 1, self.end + len(data)
 
     def _write_at(self, offset: int, data: bytes, truncate: bool = False) -> None:
