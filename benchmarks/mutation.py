@@ -47,9 +47,8 @@ KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
 OFFLINE = "tests/test_offline_model.py tests/test_offline_french.py"
-# the SDK-free wire tests first: a mutant they kill costs no SDK import
-WIRE = ("tests/test_mutants_wire.py tests/test_mutants_wire_log.py tests/test_wire.py "
-        "tests/test_wire_faults.py")
+# each file's SDK-free tests come first: a mutant they kill costs no SDK import
+WIRE = "tests/test_wire.py tests/test_wire_faults.py"
 # the stage 08-10 tests without the few that import a real SDK (seconds of start-up each)
 STAGES_08_10 = "tests/test_stages_08_10.py -m 'not sdk'"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
@@ -66,13 +65,9 @@ TARGETS = {
     "shared/providers/scripted.py": "tests/test_providers.py",
     "shared/providers/fallback.py": "tests/test_providers.py",
     "shared/providers/__init__.py": "tests/test_providers.py",
-    "shared/providers/sdk_base.py": "tests/test_mutants_sdk_base.py tests/test_sdk_providers.py "
-                                    "tests/test_wire_faults.py",
-    # the SDK-free test files first: a mutant they kill costs no SDK import
-    "shared/providers/anthropic_provider.py": "tests/test_mutants_sdk_streams.py "
-                                              "tests/test_sdk_providers.py",
-    "shared/providers/openai_provider.py": "tests/test_mutants_sdk_streams.py "
-                                           "tests/test_sdk_providers.py "
+    "shared/providers/sdk_base.py": "tests/test_wire_faults.py tests/test_sdk_providers.py",
+    "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
+    "shared/providers/openai_provider.py": "tests/test_sdk_providers.py "
                                            "tests/test_compat_servers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
     "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",

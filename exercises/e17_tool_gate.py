@@ -11,6 +11,10 @@ what the loop does with a reply, as one word:
     "truncated"  cut off with no tool calls, or cut off again after a retry
     "run"        tool calls with an ordinary end: "tool_use", "tool_calls", "end_turn", "stop"
     "answer"     anything else: no tool calls, or calls under a reason not listed here
+                 ("stop_sequence" too: a reply cut where a stop sequence began did not
+                 end in order to call tools)
+
+Stage 09's `GATES` table makes the same choices, in tao's names for the stop reasons.
 """
 
 REFUSALS = {"refusal", "content_filter"}  # Anthropic's stop_reason, OpenAI's finish_reason

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .language import say
 from .printable import visible
 from .providers import (
     PROVIDERS,
@@ -40,6 +41,7 @@ from .terminal import prepare_terminal
 from .trace import Trace
 
 TRACE_FORMATS = (".svg", ".html", ".htm")
+WIRE_APIS = ("anthropic", "openai")  # what --show-wire may be followed by
 
 
 class StageParser(argparse.ArgumentParser):
@@ -59,10 +61,22 @@ class StageParser(argparse.ArgumentParser):
         keeps some of them (shared/providers/replay.py, KEPT)."""
         if args is None:
             args = [_readable(arg) for arg in sys.argv[1:]]
+        args = _wire_value_only_if_named(list(args))
         parsed = super().parse_args(args, namespace)
         parsed.given = {dest: value for dest, value in vars(parsed).items()
                         if value != self.get_default(dest)}
         return parsed
+
+
+def _wire_value_only_if_named(argv: list[str]) -> list[str]:
+    """`--show-wire "hi"` shows the wire and asks "hi": the flag takes the next word only
+    when it names an API (`--show-wire openai`), as argparse alone would not."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--show-wire" and (i + 1 == len(argv) or argv[i + 1] not in WIRE_APIS):
+            argv[i] = f"--show-wire={WIRE_APIS[0]}"
+    return argv
 
 
 def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.ArgumentParser:
@@ -71,38 +85,50 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
     lines = (doc or "").strip().splitlines()
     parser = StageParser(
         description=lines[0] if lines else None,
-        epilog="With no key set, the built-in offline model answers.",
+        epilog=say("With no key set, the built-in offline model answers."),
     )
     number = re.match(r"Stage (\d+)", lines[0]) if lines else None
     parser.set_defaults(stage=number.group(1) if number else None)  # a recording says it
     parser.add_argument("--provider", type=provider_name,
                         metavar="{" + ",".join(PROVIDERS) + ",replay:FILE}",
-                        help="which model answers (default: TAO_PROVIDER, else a key, "
-                             "else offline); replay:FILE answers from a --record file")
-    parser.add_argument("--model", help="model name (default: TAO_MODEL, else the provider's)")
+                        help=say("which model answers (default: TAO_PROVIDER, else a key, "
+                                 "else offline); replay:FILE answers from a --record file"))
+    parser.add_argument("--model", help=say("model name (default: TAO_MODEL, else the "
+                                            "provider's)"))
     parser.add_argument("--save-trace", metavar="FILE.svg|.html", type=trace_path,
-                        help="also save what was shown, as SVG or HTML, however the "
-                             "session ends")
+                        help=say("also save what was shown, as SVG or HTML, however the "
+                                 "session ends"))
     parser.add_argument("--show-wire", nargs="?", const="anthropic", metavar="API",
-                        choices=("anthropic", "openai"),
-                        help="print each request body and the response events as they go "
-                             "over the wire; with the offline model, as they would go to "
-                             "API (anthropic, the default, or openai)")
+                        choices=WIRE_APIS,
+                        help=say("print each request body and the response events as they "
+                                 "go over the wire; with the offline model, as they would go "
+                                 "to API (anthropic, the default, or openai)"))
     parser.add_argument("--record", metavar="FILE.json", type=record_path,
-                        help="write every request and reply to FILE, keys hidden, to "
-                             "replay later with --provider replay:FILE")
+                        help=say("write every request and reply to FILE, keys hidden, to "
+                                 "replay later with --provider replay:FILE"))
     from .providers.offline.quirks import QUIRKS  # the names only: not the offline model
 
     parser.add_argument("--quirk", choices=QUIRKS,
-                        help="make the offline model misbehave like a real one (for watching "
-                             "the loop cope)")
+                        help=say("make the offline model misbehave like a real one (for "
+                                 "watching the loop cope)"))
     if registry is not None:
         parser.add_argument("--constrain", action="store_true",
-                            help="let the local model write only a well-formed call line for "
-                                 "these tools, or plain text (a grammar built from the "
-                                 "registry; needs --provider local)")
+                            help=say("let the local model write only a well-formed call "
+                                     "line for these tools, or plain text (a grammar built "
+                                     "from the registry; needs --provider local)"))
         parser.set_defaults(registry=registry)
     return parser
+
+
+def at_least_one(value: str) -> int:
+    """A number that counts something (tokens, iterations): a whole number, 1 or more."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is impossible here: give 1 or more")
+    return number
 
 
 def provider_name(value: str) -> str:
@@ -230,10 +256,11 @@ def constraint(registry: dict, provider: str) -> str:
 
 def announce(provider: Provider, why: str) -> None:
     """Say once, on stderr, which model answers and why; with none set, how to get one."""
-    line = visible(f"model: {provider.describe()} ({why})")  # a name from outside: shown
+    # a model's name from outside (TAO_MODEL, a recording) is shown, never obeyed
+    line = visible(say("model: {model} ({why})", model=provider.describe(), why=say(why)))
     if why == "no API key is set":
-        line += ("\n       for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
-                 "or use --provider ollama")
+        line += "\n       " + say("for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+                                 "or use --provider ollama")
     print(line, file=sys.stderr)
 
 
@@ -275,11 +302,11 @@ def last_words(exc: BaseException | None) -> tuple[int, str]:
     """The exit code for a session ended by `exc`, and the line that says so ("" if none).
     Ctrl-D where a stage reads one line only ends it quietly: the trace says bye."""
     if isinstance(exc, (ProviderError, RecordError)):
-        return 1, f"error: {visible(str(exc))}"
+        return 1, say("error: {message}", message=visible(str(exc)))
     if isinstance(exc, Divergence):  # the session stops: nothing after it would be replayed
         return 1, f"{visible(str(exc))}; the replay stops here"
     if isinstance(exc, KeyboardInterrupt):
-        return 130, "cancelled (Ctrl-C)"
+        return 130, say("cancelled (Ctrl-C)")
     return 0, ""
 
 

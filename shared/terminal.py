@@ -20,6 +20,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
+from .language import say
 from .printable import visible
 
 LEAVE_HINT = "to leave: an empty line, Ctrl-D, or Ctrl-C again"
@@ -103,7 +104,7 @@ class Keyboard:
             return False
         self._interrupts += 1
         if self._interrupts == 1:
-            self._note(LEAVE_HINT)
+            self._note(say(LEAVE_HINT))
         return self._interrupts > 1
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -26,14 +27,14 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.highlighter import JSONHighlighter
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from .files import uninterrupted
-from .files import write_whole as _write_whole  # (the tests replace it here)
+from .language import say
 from .printable import visible
 from .providers.base import redact
 from .terminal import LEAVE_HINT, Keyboard
@@ -46,6 +47,7 @@ STYLES = {"you": "bold cyan", "think": "magenta", "act": "yellow", "observe": "g
 OBSERVE_CHARS = 1500  # an observation longer than this is cut, visibly
 OBSERVE_LINES = 20
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # a COLUMNS outside this range is clamped into it
+FLOW_PIECES = re.compile(r"\n|[^\S\n]+|\S+")  # a line break, a run of spaces, a word
 def make_console(file=None, width: int | None = None, record: bool = False) -> Console:
     """A console that never auto-highlights model text, at a sane width whatever COLUMNS says."""
     if width is None and "COLUMNS" in os.environ:
@@ -68,9 +70,9 @@ def cut(text: str, chars: int = OBSERVE_CHARS, lines: int = OBSERVE_LINES) -> st
     """`text` shortened to a readable size, with a visible marker saying what was cut."""
     kept = text.splitlines()
     if len(kept) > lines:
-        text = "\n".join(kept[:lines]) + f"\n… ({len(kept) - lines} more lines)"
+        text = "\n".join(kept[:lines]) + "\n" + say("… ({n} more lines)", n=len(kept) - lines)
     if len(text) > chars:
-        text = text[:chars] + f"\n… ({len(text) - chars} more characters)"
+        text = text[:chars] + "\n" + say("… ({n} more characters)", n=len(text) - chars)
     return text
 
 
@@ -92,9 +94,11 @@ class Trace:
         self.save_path = save
         self._mark = self._turn_mark = time.perf_counter()
         self._streamed: list[str] | None = None  # deltas of the reply now streaming, if any
+        self._flow = Flow(self.console)  # lays the streamed words out on the screen's lines
         self._ended_by = ""  # how the learner left, once they have
         self._turn = TurnStats()  # what this turn's model calls cost, for its summary
         self._reply = None  # the latest model reply not yet shown with its numbers
+        self._broken: dict = {}  # the latest reply's calls whose arguments arrived broken
         self._finished = False
         # strings never to show (the provider's key, a password in its URL): `connect`
         # sets them; `_held` is streamed text that may be the start of one, not shown yet
@@ -108,12 +112,12 @@ class Trace:
     def request(self, text: str) -> None:
         """Show a request that did not come from the keyboard (a command-line argument)."""
         self._start_turn()
-        self._print(Text("you> ", STYLES["you"]) + Text(visible(text)))
+        self._print(Text(say("you> "), STYLES["you"]) + Text(visible(text)))
 
     def prompt(self) -> str:
         """Read one line; EOFError when the learner leaves (Ctrl-D, or Ctrl-C twice)."""
         try:
-            line = self._keyboard.read(Text("you> ", STYLES["you"]))
+            line = self._keyboard.read(Text(say("you> "), STYLES["you"]))
         except EOFError:
             self._ended_by = self._keyboard.ended_by
             raise
@@ -123,7 +127,8 @@ class Trace:
 
     def iteration(self, number: int) -> None:
         """A rule that starts iteration `number` of the loop, and restarts its clock."""
-        self._print(Rule(Text(f"iteration {number}", STYLES["meta"]), style=STYLES["meta"]))
+        self._print(Rule(Text(say("iteration {n}", n=number), STYLES["meta"]),
+                         style=STYLES["meta"]))
         self._mark = time.perf_counter()
         self._turn.iterations = number
 
@@ -134,12 +139,19 @@ class Trace:
         tokens and stop reason when the provider reported them."""
         reply, self._reply = self._reply, None
         body = Text(self._safe(text)) if text.strip() else Text(repr(text), STYLES["meta"])
-        self._panel(body, "think", STYLES["think"], usage or _usage_of(reply),
+        self._panel(body, say("think"), STYLES["think"], usage or _usage_of(reply),
                     _stop_of(reply))
 
     def act(self, name, args, call_id: str = "") -> None:
-        """A tool call: the tool's name (and its id) and its arguments as highlighted JSON."""
+        """A tool call: the tool's name (and its id) and its arguments as highlighted JSON;
+        arguments that arrived broken, as the model sent them (the reply said which)."""
         self._show_pending_reply()
+        broken = self._broken.get(call_id) if call_id else None
+        if broken is not None:
+            self._panel(Text(self._safe(cut(broken.sent or broken.error))),
+                        _titled("act", name, call_id), STYLES["act"],
+                        note=say("the arguments as sent: not readable"))
+            return
         try:
             text = json.dumps(args, indent=2, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
@@ -155,7 +167,8 @@ class Trace:
         note = ""
         if shown_text != result:
             kept = len(shown_text.split("\n… (")[0])
-            note = f"showing {kept:,} of {len(result):,} characters here"
+            note = say("showing {kept} of {total} characters here", kept=f"{kept:,}",
+                       total=f"{len(result):,}")
         self._panel(Text(self._safe(shown_text)), _titled("observe", name, call_id),
                     STYLES["observe"], note=note)
 
@@ -165,10 +178,10 @@ class Trace:
         """One text delta, printed as it arrives; the first one opens the answer line."""
         if self._streamed is None:
             self._print(Text("tao  ", STYLES["answer"]), end="")
-            self._streamed = []
+            self._streamed, self._flow = [], Flow(self.console, column=5)
         self._streamed.append(delta)
         ready, self._held = _releasable(self._held + delta, self.secrets)
-        self.console.print(Text(self._safe(ready)), end="")
+        self._flow.write(self._safe(ready))
         self.console.file.flush()
 
     def stream_answer(self, deltas: Iterable[str]) -> str:
@@ -184,7 +197,9 @@ class Trace:
         streamed = "".join(self._streamed) if self._streamed is not None else None
         if streamed is not None and text.startswith(streamed):
             self._streamed, held, self._held = None, self._held, ""
-            self.console.print(Text(self._safe(held + text[len(streamed):])))
+            self._flow.write(self._safe(held + text[len(streamed):]))
+            self._flow.flush()
+            self.console.print()
         else:
             self._print(Text("tao  ", STYLES["answer"]) + Text(self._safe(text)))
         self._show_reasoning(self._reply)
@@ -197,7 +212,7 @@ class Trace:
 
     def error(self, message) -> None:
         """A failure (a message or the exception itself); a reply it broke is marked cut off."""
-        self._print(Text("error  ", STYLES["error"]) + Text(self._safe(str(message))),
+        self._print(Text(say("error  "), STYLES["error"]) + Text(self._safe(str(message))),
                     cut_off=True)
 
     def note(self, message: str) -> None:
@@ -214,7 +229,7 @@ class Trace:
         if last_words:
             self._record(Text(self._safe(last_words), STYLES["error"]))
         if self._ended_by:  # (if the screen is gone, this raises; a second finish saves)
-            self._print(Text(f"bye ({self._ended_by})", STYLES["meta"]))
+            self._print(Text(say("bye ({why})", why=say(self._ended_by)), STYLES["meta"]))
         self._finished = True
         if self.save_path:
             self._save(Path(self.save_path))
@@ -225,8 +240,9 @@ class Trace:
         """Print below an open streamed line, closing it first (marked if it was cut off)."""
         if self._streamed is not None:
             self._streamed, held, self._held = None, self._held, ""
-            self.console.print(Text(self._safe(held)), end="")
-            self.console.print(Text(" [cut off]", STYLES["error"]) if cut_off else "")
+            self._flow.write(self._safe(held))
+            self._flow.flush()
+            self.console.print(Text(say(" [cut off]"), STYLES["error"]) if cut_off else "")
         self._ended_by = ""
         self.console.print(renderable, end=end)
 
@@ -250,7 +266,7 @@ class Trace:
         if usage and (usage.get("input_tokens") is not None or usage.get("not_reported")):
             line += " · " + tokens_text(usage)
         if stop:
-            line += f" · stop {stop}"
+            line += " · " + say("stop {reason}", reason=stop)
         return Text(line, STYLES["meta"])
 
     # what the provider reported about each model call
@@ -265,6 +281,7 @@ class Trace:
         provider's `on_reply` hook)."""
         self._turn.add(reply)
         self._reply = reply
+        self._broken = {c.id: c for c in getattr(reply, "tool_calls", ()) if c.error}
 
     def _show_pending_reply(self) -> None:
         """Before the first tool call of a reply: what the model said and what it cost."""
@@ -275,18 +292,18 @@ class Trace:
         # text streamed live is on screen already: say what it was, and show it once
         streamed = self._streamed is not None and "".join(self._streamed) == reply.text
         if reply.text.strip() and not streamed:  # text before the calls: thinking aloud
-            self._panel(Text(self._safe(reply.text)), "think · before its tool calls",
+            self._panel(Text(self._safe(reply.text)), say("think · before its tool calls"),
                         STYLES["think"], _usage_of(reply), _stop_of(reply))
             return
-        label = ("think · the text above came before its tool calls · " if streamed
-                 and reply.text.strip() else "model replied with tool calls · ")
+        label = say("think · the text above came before its tool calls · " if streamed
+                    and reply.text.strip() else "model replied with tool calls · ")
         numbers = self._footer_text(_usage_of(reply), _stop_of(reply))
         self._print(Text(label, STYLES["meta"]) + numbers)
 
     def _show_reasoning(self, reply) -> None:
         """Reasoning a model streamed apart from its text (some local servers do)."""
         if reply is not None and getattr(reply, "reasoning", ""):
-            self._panel(Text(self._safe(cut(reply.reasoning))), "think · reasoning",
+            self._panel(Text(self._safe(cut(reply.reasoning))), say("think · reasoning"),
                         STYLES["think"])
 
     def _record(self, renderable) -> None:
@@ -301,6 +318,8 @@ class Trace:
     def _save(self, path: Path) -> None:
         """Write the recording to `path`, whole or not at all; if that fails, to a
         temporary file; and say which. Ctrl-C waits until the file is written."""
+        from .files import uninterrupted  # only a save pays for it
+
         with uninterrupted():
             html = path.suffix.lower() in (".html", ".htm")
             text = (self.console.export_html(clear=False) if html
@@ -314,7 +333,47 @@ class Trace:
                 print(f"could not save the trace to {path} ({exc.strerror or exc}): {where}",
                       file=sys.stderr)
                 return
-            print(f"trace saved to {path}", file=sys.stderr)
+            print(say("trace saved to {path}", path=path), file=sys.stderr)
+
+
+class Flow:
+    """Streamed text laid out word by word: a word that would cross the screen's edge
+    starts the next line, as rich wraps a reply printed whole, instead of being cut in
+    two by the terminal. A word is written once it is known to be whole (a space, a line
+    break or the end of the reply follows it)."""
+
+    def __init__(self, console: Console, column: int = 0):
+        self.console, self.column = console, column
+        self.space = self.word = ""  # the space before the waiting word, and the word
+
+    def write(self, text: str) -> None:
+        """Lay `text` out after what came before."""
+        for piece in FLOW_PIECES.findall(text):
+            if piece == "\n":
+                self.flush()
+                self._out("\n")
+                self.column, self.space = 0, ""
+            elif piece.isspace():
+                self.flush()
+                self.space += piece
+            else:
+                self.word += piece
+
+    def flush(self) -> None:
+        """Write the waiting word: on this line if it fits, else at the start of the next."""
+        if not self.word:
+            return
+        width, wide = self.console.width, cell_len(self.space) + cell_len(self.word)
+        if self.column and self.column + wide > width:
+            self._out("\n" + self.word)
+            self.column = cell_len(self.word) % width
+        else:
+            self._out(self.space + self.word)
+            self.column += wide
+        self.space = self.word = ""
+
+    def _out(self, text: str) -> None:
+        self.console.print(Text(text), end="", soft_wrap=True)
 
 
 class TurnStats:
@@ -337,14 +396,15 @@ class TurnStats:
 
     def summary(self, seconds: float) -> str:
         """One dim line for the end of a turn."""
-        parts = [f"{self.calls} model call{'s' if self.calls != 1 else ''}"]
+        parts = [say("{n} model call" if self.calls == 1 else "{n} model calls", n=self.calls)]
         if self.iterations:
-            parts.append(f"{self.iterations} iteration{'s' if self.iterations != 1 else ''}")
+            parts.append(say("{n} iteration" if self.iterations == 1 else "{n} iterations",
+                             n=self.iterations))
         if self.usage.get("input_tokens") is not None or self.usage.get("not_reported"):
             parts.append(tokens_text(self.usage))
         if self.stop:
-            parts.append(f"stop {self.stop}")
-        return "turn: " + " · ".join(parts) + f" · {seconds:.2f} s"
+            parts.append(say("stop {reason}", reason=self.stop))
+        return say("turn: ") + " · ".join(parts) + f" · {seconds:.2f} s"
 
 
 def tokens_text(usage: dict) -> str:
@@ -352,16 +412,17 @@ def tokens_text(usage: dict) -> str:
     model), the cache counts where the API gave them, and `tokens not reported by the
     server` where a server sent none (`not_reported`), rather than no word at all."""
     if usage.get("input_tokens") is None and usage.get("not_reported"):
-        return "tokens not reported by the server"
-    text = f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens"
+        return say("tokens not reported by the server")
+    text = say("{sent} in / {written} out tokens", sent=usage.get("input_tokens", 0),
+               written=usage.get("output_tokens", 0))
     if usage.get("estimated"):
-        text += " (estimated)"
+        text += say(" (estimated)")
     if usage.get("not_reported"):  # a turn of several calls, some of them not counted
-        text += " (not all reported by the server)"
+        text += say(" (not all reported by the server)")
     for key, label in (("cache_read_input_tokens", "cache read"),
                        ("cache_creation_input_tokens", "cache write")):
         if usage.get(key):
-            text += f" · {label} {usage[key]}"
+            text += f" · {say(label)} {usage[key]}"
     return text
 
 
@@ -375,6 +436,13 @@ def _releasable(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
                 hold = n
                 break
     return text[:len(text) - hold], text[len(text) - hold:]
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write `data` to a file beside `path`, then put it in place: never half a file."""
+    from .files import write_whole  # only a save pays for it
+
+    write_whole(path, data)
 
 
 def _rescue(data: bytes, suffix: str) -> str | None:
@@ -399,7 +467,7 @@ def _stop_of(reply) -> str:
 
 def _titled(kind: str, name, call_id) -> str:
     """`act · now` or, with native tool calls, `act · now · toolu_01…` (the id pairs them)."""
-    title = f"{kind} · {shown(name)}"
+    title = f"{say(kind)} · {shown(name)}"
     return title + f" · {shown(call_id)}" if call_id else title
 
 

@@ -73,10 +73,11 @@ class Stage:
         return f"stages/{self.folder.name}.html"
 
     def code_files(self, book: Book) -> list[Path]:
-        """Every file of the stage the book may show but its READMEs, by name (as `tao
-        diff` lists them)."""
+        """Every file of the stage the book may show but its pages (README, and the ones
+        it links for the details, each a page of its own), by name (as `tao diff` lists
+        them)."""
         return sorted(p for p in self.folder.rglob("*") if "__pycache__" not in p.parts
-                      and not p.name.startswith("README")
+                      and p.suffix != ".md"
                       and book.shareable(p.relative_to(book.root).as_posix()))
 
 
@@ -183,8 +184,8 @@ def site_target(book: Book, repo_path: str) -> str | None:
     """The site page (and #id) that shows the repository file `repo_path`, or None when
     the site has nothing for it (a folder, a missing file)."""
     path, _, frag = repo_path.partition("#")
-    # a twin (README.fr.md) is its README's page: each language shows its own text there
-    path = re.sub(r"README\.\w\w\.md$", "README.md", posixpath.normpath(path))
+    # a twin (README.fr.md, SERVERS.fr.md) is its page's: each language shows its own text
+    path = re.sub(r"\.(?:fr)\.md$", ".md", posixpath.normpath(path))
     stages = {s.folder.name: s for s in book.stages()}
     parts = path.split("/")
     if path in ("README.md", "."):
@@ -193,7 +194,7 @@ def site_target(book: Book, repo_path: str) -> str | None:
         stage = stages[parts[1]]
         if len(parts) == 2 or parts[2].startswith("README"):
             return stage.page + (f"#{frag}" if frag else "")
-        if (stage.folder / "/".join(parts[2:])).is_file():
+        if (stage.folder / "/".join(parts[2:])).is_file() and not path.endswith(".md"):
             return f"{stage.page}#file-{'/'.join(parts[2:])}"
     if parts[:2] == ["tests", "golden"] and len(parts) == 3:
         for stage in stages.values():
@@ -285,12 +286,14 @@ def relative(page: str, target: str) -> str:
     return rel + (f"#{frag}" if frag else "")
 
 
-def readme(book: Book, folder: Path, lang: str) -> tuple[str, str, bool]:
-    """(repo path, text, translated) of the README the page in `lang` shows."""
-    if lang != "en" and (folder / f"README.{lang}.md").exists():
-        path, translated = folder / f"README.{lang}.md", True
+def readme(book: Book, folder: Path, lang: str, name: str = "README.md") -> tuple[str, str, bool]:
+    """(repo path, text, translated) of the README (or the page `name` beside it) the page
+    in `lang` shows: its twin (README.fr.md) when there is one."""
+    stem = name.removesuffix(".md")
+    if lang != "en" and (folder / f"{stem}.{lang}.md").exists():
+        path, translated = folder / f"{stem}.{lang}.md", True
     else:
-        path, translated = folder / "README.md", lang == "en"
+        path, translated = folder / name, lang == "en"
     if not path.exists():
         return str(path.relative_to(book.root)), "", translated
     return str(path.relative_to(book.root)), path.read_text(encoding="utf-8"), translated
@@ -301,7 +304,7 @@ def readme(book: Book, folder: Path, lang: str) -> tuple[str, str, bool]:
 
 def side_by_side(diff: FileDiff, old: str, new: str) -> str:
     """One file's change as a two-column table, changed rows marked (+/- and colour) and
-    three lines of context, as `tao diff --side` shows it; the box scrolls, not the page."""
+    three lines of context, as `tao diff --side` shows it; never wider than the page."""
     import difflib
 
     rows = [f'<tr><th colspan="2">{html.escape(old)}/{html.escape(diff.name)}</th>'
@@ -323,12 +326,13 @@ def side_by_side(diff: FileDiff, old: str, new: str) -> str:
                     else:
                         cells.append(f'<td class="n"></td><td class="{side} none"></td>')
                 rows.append("<tr>" + "".join(cells) + "</tr>")
-    # both halves as wide as the longest line of either (monospace: ch), so the two columns
-    # line up; a narrower screen scrolls the box
+    # on a phone both halves are as wide as the longest line of either (monospace: ch) and
+    # the box scrolls; on a laptop the box takes the window's width and long lines wrap
+    # in their column, so the new code is never cut off (book.css, --wide)
     longest = max((len(line.rstrip()) for line in diff.old + diff.new), default=0) + 3
-    cols = "<colgroup>" + '<col class="n"><col style="width:{0}ch">' * 2 + "</colgroup>"
-    return (f'<div class="diff"><table style="min-width:{2 * longest + 10}ch">'
-            + cols.format(longest) + "".join(rows) + "</table></div>")
+    cols = "<colgroup>" + '<col class="n"><col>' * 2 + "</colgroup>"
+    return (f'<div class="diff"><table style="--wide:{2 * longest + 10}ch">'
+            + cols + "".join(rows) + "</table></div>")
 
 
 def diff_section(book: Book, stage: Stage, previous: Stage | None, lang: str) -> str:
@@ -350,8 +354,9 @@ def diff_section(book: Book, stage: Stage, previous: Stage | None, lang: str) ->
             added, removed = added + plus, removed + minus
         stat.append(f"<tr><td><code>{html.escape(diff.name)}</code></td><td>+{plus}</td>"
                     f"<td>−{minus}</td></tr>")
+    code_lines = t["code_lines"].format(total=added + removed, added=added, removed=removed)
     out.append(f'<table class="stat" aria-label="{t["changed_files"]}">{"".join(stat)}</table>'
-               f'<p><strong>{t["code_lines"].format(added=added, removed=removed)}</strong></p>')
+               f'<p><strong>{code_lines}</strong></p>')
     for diff in diffs:
         if not diff.text:
             out.append(f'<p class="muted">{t["not_text"].format(file=html.escape(diff.name))}'
@@ -509,7 +514,8 @@ def exercises_page(book: Book, lang: str) -> str:
 
 
 def compare_page(book: Book, lang: str, reports: list[tuple[str, str]]) -> str:
-    """Stage 07's "Text or native? Measured" section, then `tao compare`'s own reports."""
+    """Stage 07's "Text or native? Measured" section and MEASURED.md, then `tao compare`'s
+    own reports."""
     t = TEXT[lang]
     stage07 = next((s for s in book.stages() if s.number == "07"), None)
     out = [f"<h1>{t['compare']}</h1>"]
@@ -519,6 +525,10 @@ def compare_page(book: Book, lang: str, reports: list[tuple[str, str]]) -> str:
         section = _section(text, _section_index(english, "Text or native? Measured"))
         out += [notice(lang, translated),
                 markdown(book, source, section, f"{lang}/compare.html")]
+        source, text, _ = readme(book, stage07.folder, lang, "MEASURED.md")
+        if text:  # the tables one link away from the README: here in full
+            out.append(markdown(book, source, _drop_title(text.split("\n", 1)[-1]),
+                                f"{lang}/compare.html"))
     for key, report in reports:
         out.append(f'<h2 id="{key}">{t[key]}</h2><div class="report">{report}</div>')
     return frame(book, lang, "compare.html", t["compare"], "".join(out))
@@ -527,13 +537,13 @@ def compare_page(book: Book, lang: str, reports: list[tuple[str, str]]) -> str:
 def file_page(book: Book, lang: str, path: str) -> str:
     """A repository file a README links to: highlighted (a Markdown file, rendered)."""
     page = f"files/{path}.html"
-    if posixpath.basename(path) == "README.md":  # another folder's README: in `lang` too
-        source, text, translated = readme(book, (book.root / path).parent, lang)
+    if path.endswith(".md"):  # another folder's README, a page beside one: in `lang` too
+        source, text, translated = readme(book, (book.root / path).parent, lang,
+                                          posixpath.basename(path))
         body = notice(lang, translated) + markdown(book, source, text, f"{lang}/{page}")
     else:
         text = (book.root / path).read_text(encoding="utf-8", errors="replace")
-        body = (markdown(book, path, text, f"{lang}/{page}") if path.endswith(".md")
-                else f"<h1><code>{html.escape(path)}</code></h1>" + highlight(text, path))
+        body = f"<h1><code>{html.escape(path)}</code></h1>" + highlight(text, path)
     return frame(book, lang, page, path, body)
 
 

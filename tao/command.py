@@ -19,11 +19,11 @@ import sys
 from shared.printable import visible
 from shared.providers import RecordError
 from shared.providers.offline import QUIRKS
-from shared.stage_main import record_path
+from shared.stage_main import at_least_one, record_path
 from shared.trace import make_console
 
 from .book import cmd_book
-from .compare import cmd_compare, positive, report_path
+from .compare import cmd_compare, report_path
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .i18n import LANGUAGES, text
@@ -38,15 +38,26 @@ EXIT_CODES = ("Exit codes: 0 the exercise checked passes (check --all: every one
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse taking no abbreviation (`--rec` is not `--record`) and saying a mistake in
-    one line, for tao and each verb: a verb's subparser is built by its parent's class."""
+    """argparse, saying a mistake in one line (its verbs' parsers are of this class too),
+    and taking no abbreviation: `--rec` is not `--record`."""
 
     def __init__(self, **kwargs):
         super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str):
         """Exit 2 with one line: what is wrong, and where help is."""
-        self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {visible(message)} (see {self.prog} --help)\n")
+
+
+def seconds(value: str) -> float:
+    """A wait: a number of seconds above 0."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 < number < float("inf"):
+        raise argparse.ArgumentTypeError(f"{value} is impossible here: give seconds above 0")
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,9 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "q quit. It keeps watching until you press q, and "
                                          "starts where you left off.")
     watch.add_argument("exercise", nargs="?", help="exercise number (default: the current one)")
-    watch.add_argument("--interval", type=float, default=1.0,
+    watch.add_argument("--interval", type=seconds, default=1.0,
                        help="seconds between looks at the files (default 1)")
-    watch.add_argument("--cycles", type=int, default=None, help=argparse.SUPPRESS)
+    watch.add_argument("--cycles", type=at_least_one, default=None, help=argparse.SUPPRESS)
     reset = verbs.add_parser("reset", help="restore an exercise's stub (current by default)",
                              description="Restore exercises/eNN_*.py to its original stub "
                                          "(asks first; your changes are lost). No git "
@@ -134,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="comma-separated: text, native, constrained (stage 06 on "
                               "the local model, held to a grammar) (default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: tao/compare_tasks.toml)")
-    compare.add_argument("--runs", type=positive, default=1,
+    compare.add_argument("--runs", type=at_least_one, default=1,
                          help="times through the task set (1 or more)")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
                          help="make the offline model misbehave; all: once per quirk, as "
@@ -195,22 +206,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.verb](args, console)
     except CLIError as exc:
-        say(text("error.line", verb=args.verb, error=exc))
+        tell(text("error.line", verb=args.verb, error=exc))
         return exc.code
     except KeyboardInterrupt:
-        say(f"\n{text('interrupted')}")
+        tell(f"\n{text('interrupted')}")
         return 130
     except BrokenPipeError:  # whatever read the output (`| head`) stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no later flush fails
         return 1
     except (OSError, RecordError) as exc:  # a full disk, a folder gone: what, and why
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        say(text("error.line", verb=args.verb, error=where + (getattr(exc, "strerror", None)
-                                                             or str(exc))))
+        why = getattr(exc, "strerror", None) or str(exc)
+        tell(text("error.line", verb=args.verb, error=where + why))
         return 1
 
 
-def say(line: str) -> None:
+def tell(line: str) -> None:
     """One line on stderr, shown as it is: a file name or a model's name from outside
     cannot move the cursor or set the window's title."""
     print(visible(line), file=sys.stderr)

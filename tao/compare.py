@@ -626,17 +626,6 @@ def cmd_compare(args, console: Console) -> int:
     return 0
 
 
-def positive(value: str) -> int:
-    """--runs: a whole number, 1 or more (argparse's `type`)."""
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{value!r}: give a whole number, 1 or more")
-    return number
-
-
 def chosen_protocols(names: str) -> list[str]:
     """The protocols --protocols names, each once, in order; CLIError if one is unknown
     or none is named."""

@@ -1,23 +1,24 @@
 """tao's own words in English and French: one table, one lookup.
 
-`text(id, **parts)` is message `id` in the language tao speaks, `language()`: TAO_LANG
-(`en` or `fr`) if set, else the locale (the first of LC_ALL, LC_MESSAGES, LANG that is
-set: one starting with `fr` is French), else English; anything else is English too. A
+`text(id, **parts)` is message `id` in the language tao speaks, `language()` (one choice
+for the stages and tao, in shared/language.py): TAO_LANG (`en` or `fr`) if set, else the
+locale (the first of LC_ALL, LC_MESSAGES, LANG that is set: one starting with `fr` is
+French), else English; anything else is English too. A
 message with no French text falls back to its English one (tests/test_i18n.py fails
 while one is missing, so the table stays complete). Commands, file names and code
 identifiers stay English in both languages: they are what the learner types.
 
-Only the `tao` command speaks through this table. The stages print English, since a
-learner diffs them, and the offline model answers in the language it is asked in
+Only the `tao` command speaks through this table. A stage's trace has its own few words
+(shared/language.py); what a stage prints itself stays English, since a learner diffs
+them, and the offline model answers in the language it is asked in
 (shared/providers/offline/writing.py).
 """
 
 from __future__ import annotations
 
-import os
+from shared.language import LANGUAGES, language
 
-LANGUAGES = ("en", "fr")
-LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX order: the first one set decides
+__all__ = ["LANGUAGES", "MESSAGES", "language", "text"]
 
 MESSAGES = {
     # tao tour
@@ -114,8 +115,10 @@ MESSAGES = {
                               "en a {width} : voici un diff unifié)"},
     "diff.not_text": {"en": "(not text: skipped)", "fr": "(pas du texte : laissé de côté)"},
     "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
-    "diff.code_lines": {"en": "code: +{added} -{removed} lines",
-                        "fr": "code : +{added} -{removed} lignes"},
+    "diff.code_lines": {"en": "code: {total} changed lines (+{added} -{removed}), blank lines "
+                              "not counted",
+                        "fr": "code : {total} lignes modifiées (+{added} -{removed}), lignes vides "
+                              "non comptées"},
     # tao compare on the terminal (--markdown, --quirk all and --html stay English)
     "compare.title": {
         "en": "tao compare · {provider} · {tasks} tasks × {runs}",
@@ -201,13 +204,15 @@ MESSAGES = {
         "en": "errors as observations (stage 05): the model reads what went wrong",
         "fr": "les erreurs comme observations (étape 05) : le modèle lit ce qui s'est mal passé"},
     "compare.fix.missed_call": {
-        "en": "native calls with tool_choice=\"required\" (stage 07), or clearer tool "
+        "en": "native calls with tool_choice=\"required\" (exercise 10), or clearer tool "
               "descriptions in the registry (stage 06)",
-        "fr": "les appels natifs avec tool_choice=\"required\" (étape 07), ou des descriptions "
-              "d'outils plus claires dans le registre (étape 06)"},
+        "fr": "les appels natifs avec tool_choice=\"required\" (exercice 10), ou des "
+              "descriptions d'outils plus claires dans le registre (étape 06)"},
     "compare.fix.unneeded_call": {
-        "en": "tool_choice=\"none\" for a turn that needs no tool (stage 07)",
-        "fr": "tool_choice=\"none\" pour un tour qui n'a besoin d'aucun outil (étape 07)"},
+        "en": "tool_choice=\"none\" for a turn that needs no tool (exercise 10; stage 09 "
+              "sends it for its summary)",
+        "fr": "tool_choice=\"none\" pour un tour qui n'a besoin d'aucun outil (exercice 10 ; "
+              "l'étape 09 l'envoie pour son résumé)"},
     "compare.fix.iteration_cap": {
         "en": "a budget: MAX_ITERATIONS, and an honest summary at the cap (stage 09)",
         "fr": "un budget : MAX_ITERATIONS, et un résumé honnête à la limite (étape 09)"},
@@ -413,8 +418,10 @@ MESSAGES = {
                      "fr": "Ce qui a changé depuis {prev}"},
     "book.changed_files": {"en": "changed files",
                            "fr": "fichiers modifiés"},
-    "book.code_lines": {"en": "code: +{added} −{removed} lines",
-                        "fr": "code : +{added} −{removed} lignes"},
+    "book.code_lines": {"en": "code: {total} changed lines (+{added} −{removed}), blank lines "
+                              "not counted",
+                        "fr": "code : {total} lignes modifiées (+{added} −{removed}), lignes vides "
+                              "non comptées"},
     "book.readme_diff": {"en": "the README's changes",
                          "fr": "les changements du README"},
     "book.first": {"en": "The first stage: nothing comes before it.",
@@ -456,15 +463,6 @@ MESSAGES = {
     "book.built": {"en": "Built from the repository by {command}.",
                    "fr": "Construit depuis le dépôt par {command}."},
 }
-
-
-def language(env=None) -> str:
-    """"fr" or "en": TAO_LANG if set, else the locale, else English."""
-    env = os.environ if env is None else env
-    chosen = (env.get("TAO_LANG") or "").strip()
-    if not chosen:
-        chosen = next((env[var] for var in LOCALE_VARS if env.get(var)), "")
-    return "fr" if chosen.lower().startswith("fr") else "en"
 
 
 def text(message_id: str, lang: str | None = None, **parts) -> str:

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGES = ROOT / "stages"
 EXERCISES = ROOT / "exercises"
 EXERCISE_TESTS = ROOT / "tests" / "exercises"
-LOCAL_NAMES = ("context", "loop", "tools", "main")  # module names stages use for themselves
+# the module names stages use for their own files
+LOCAL_NAMES = ("context", "loop", "tools", "main", "workspace", "shell")
 
 
 class CLIError(Exception):

@@ -22,6 +22,7 @@ from .repo import CLIError, find_stage, stages
 
 CONTEXT = 3  # unchanged lines shown around each change, as `diff -u`
 SIDE_MIN_WIDTH = 120  # below this, two columns of code are too narrow to read
+SAMPLE = "sample/"  # what a stage's agent works on: material, not the step's code
 
 
 @dataclass
@@ -35,17 +36,20 @@ class FileDiff:
 
     @property
     def is_doc(self) -> bool:
-        """Prose rather than code: shown after the code, and only with --docs."""
-        return self.name.endswith(".md")
+        """Not the lesson's code: prose, or the sample project a capstone stage's agent works
+        on (`sample/`); shown after the code, and only with --docs."""
+        return self.name.endswith(".md") or self.name.startswith(SAMPLE)
 
     def counts(self) -> tuple[int, int]:
-        """(lines added, lines removed)."""
+        """(lines added, lines removed), blank lines not counted: the kit's one measure of
+        a step. Their sum over the code files is the N of a stage README's "Larger step
+        (N changed lines)", which tests/test_repo_shape.py holds to this."""
         added = removed = 0
         matcher = difflib.SequenceMatcher(None, self.old, self.new, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
-                removed += i2 - i1
-                added += j2 - j1
+                removed += sum(1 for line in self.old[i1:i2] if line.strip())
+                added += sum(1 for line in self.new[j1:j2] if line.strip())
         return added, removed
 
 
@@ -131,8 +135,8 @@ def print_header(console: Console, old: Path, new: Path, diffs: list[FileDiff],
         if diff.is_doc and not docs:
             line += Text("  " + text("diff.prose"), "dim")
         console.print(line)
-    console.print(Text("  " + text("diff.code_lines", added=total_added,
-                                   removed=total_removed), "bold"))
+    console.print(Text("  " + text("diff.code_lines", total=total_added + total_removed,
+                                   added=total_added, removed=total_removed), "bold"))
 
 
 def _style(line: str) -> str:
@@ -180,8 +184,11 @@ def _cell(line: str, present: bool, width: int, tag: str, sign: str) -> Text:
 
 
 def _files(folder: Path) -> set[str]:
+    """The stage's files: its code and its README; not the pages its README links for the
+    details (stage 07's SERVERS.md), which no later stage copies."""
     return {str(p.relative_to(folder)) for p in folder.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts}
+            if p.is_file() and "__pycache__" not in p.parts
+            and (p.suffix != ".md" or p.name.startswith("README"))}
 
 
 def _bytes(path: Path) -> bytes:

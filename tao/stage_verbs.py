@@ -34,6 +34,10 @@ DEMOS = {
     "09": (["--max-iterations", "1"], "What time is it, and what is 12 / 0?\n"),
     "10": ([], "What time is it? Also fetch 'example.org' and search the web for 'agent loops', "
                "1 second each.\n"),
+    "11": ([], "List the files, then find 'TODO'.\n"
+               "Replace 'TODO: strip' by 'TODO (later): strip' in 'wordfreq.py'\n"
+               "Read '../secret.txt'\n"),
+    "12": ([], "Run 'python3 -m unittest 2>&1 | tail -1'\nRun 'cat /etc/shadow; ls /root'\n"),
 }
 # The same demos in French (`tao tour --lang fr`): the offline model answers in French,
 # the stages' own lines stay English (they are the code a learner diffs).
@@ -52,6 +56,10 @@ DEMOS_FR = {
     "09": (["--max-iterations", "1"], "Quelle heure est-il, et combien font 12 / 0 ?\n"),
     "10": ([], "Quelle heure est-il ? Récupère aussi 'example.org' et cherche 'boucles d'agent' "
                "sur le web, 1 seconde chacun.\n"),
+    "11": ([], "Liste les fichiers, puis cherche 'TODO'.\n"
+               "Remplace 'TODO: strip' par 'TODO (plus tard): strip' dans 'wordfreq.py'\n"
+               "Montre le fichier '../secret.txt'\n"),
+    "12": ([], "Exécute 'python3 -m unittest 2>&1 | tail -1'\nExécute 'ls ~'\n"),
 }
 # Each stage's title and what it teaches, in French (in English: its main.py docstring)
 SUMMARIES_FR = {
@@ -79,6 +87,12 @@ SUMMARIES_FR = {
     "10": ("des outils en parallèle", "Quand une réponse demande plusieurs appels qui ne font "
            "que lire, ils tournent en même temps avec asyncio, chacun avec un délai maximal, et "
            "leurs résultats reviennent dans l'ordre des appels."),
+    "11": ("les fichiers de l'espace de travail", "L'agent travaille sur de vrais fichiers dans "
+           "un seul dossier, l'espace de travail : il les liste, les lit, y cherche, les écrit et "
+           "les modifie, et chaque chemin est vérifié une fois résolu."),
+    "12": ("un shell confiné", "L'agent reçoit un shell : `run` lance une commande dans "
+           "l'espace de travail, derrière un mur que tient le système d'exploitation "
+           "(bubblewrap, sinon Landlock), sans réseau ni clés, avec des limites et un délai."),
 }
 
 

@@ -57,6 +57,20 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+NOT_DONE = "not attempted yet: "  # how tests/exercises/conftest.py marks a test on a stub
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say in one line what the `x`s are: the exercises' tests on stubs not done yet."""
+    waiting = [r for r in terminalreporter.stats.get("xfailed", [])
+               if NOT_DONE in str(getattr(r, "wasxfail", ""))]
+    if waiting:
+        exercises = {r.nodeid.split("::")[0] for r in waiting}
+        terminalreporter.write_line(
+            f"x: {len(waiting)} tests of {len(exercises)} exercises you have not done yet "
+            "(not failures); go on with `uv run tao check`")
+
+
 @pytest.fixture(autouse=True)
 def offline_only(monkeypatch):
     """No keys from the developer's shell."""
@@ -72,6 +86,15 @@ def one_tls_context():
     httpcore2 = sys.modules.get("httpcore2")  # only once an SDK is imported: never import it
     if httpcore2 is not None and not hasattr(httpcore2.default_ssl_context, "cache_info"):
         httpcore2.default_ssl_context = functools.lru_cache(httpcore2.default_ssl_context)
+
+
+@pytest.fixture
+def sdk(monkeypatch):
+    """Both SDKs stood in for in this process, for one test (fake_api/sdk.py): a provider
+    built then runs on it, with no real SDK imported."""
+    from fake_api.sdk import InProcessSDK
+
+    return InProcessSDK(monkeypatch)
 
 
 SDKS = ("anthropic", "openai")

@@ -42,9 +42,16 @@ def stage_dir(number: str) -> Path:
     return find_stage(number)
 
 
-def twin(readme: Path) -> Path:
-    """The French twin of a README.md: README.fr.md beside it."""
-    return readme.with_name("README.fr.md")
+def twin(page: Path) -> Path:
+    """The French twin of an English page: README.md -> README.fr.md, SERVERS.md ->
+    SERVERS.fr.md, beside it."""
+    return page.with_name(f"{page.name.removesuffix('.md')}.fr.md")
+
+
+def english(page: Path) -> Path:
+    """The English page of a twin (SERVERS.fr.md -> SERVERS.md); an English page itself."""
+    return page.with_name(page.name.removesuffix(".fr.md") + ".md") \
+        if page.name.endswith(".fr.md") else page
 
 
 def with_twins(readmes) -> list[Path]:
@@ -69,15 +76,15 @@ def readme_section(readme: Path, heading: str) -> str:
     """The body of `heading` (`## Run it`, `### Pitfalls`) in `readme`, up to the next
     heading of its level or above; in a twin, of the heading at the same place (a twin
     keeps its README.md's headings one for one, in its own words). '' if there is none."""
-    english = (readme.parent / "README.md").read_text(encoding="utf-8").splitlines()
-    heads = _headings(english)
-    at = [n for n, (i, _) in enumerate(heads) if english[i] == heading]
+    lines_en = english(readme).read_text(encoding="utf-8").splitlines()
+    heads = _headings(lines_en)
+    at = [n for n, (i, _) in enumerate(heads) if lines_en[i] == heading]
     if not at:
         return ""
     lines = readme.read_text(encoding="utf-8").splitlines()
     mine = _headings(lines)
     assert [lv for _, lv in mine] == [lv for _, lv in heads], (
-        f"{readme} does not keep the headings of README.md one for one")
+        f"{readme} does not keep the headings of {english(readme).name} one for one")
     start, level = mine[at[0]]
     end = next((i for i, lv in mine[at[0] + 1:] if lv <= level), len(lines))
     return "\n".join(lines[start + 1:end]) + "\n"

@@ -199,6 +199,26 @@ def test_the_comparison_page_has_the_readme_tables_and_compares_chart(site):
     assert "replay" in text and "offline" in text
 
 
+def test_a_page_beside_a_stage_readme_is_a_page_of_its_own_in_each_language(site):
+    # stage 07's README sends the server-by-server detail to SERVERS.md: rendered, in the
+    # reader's language, and never listed with the stage's code
+    out, _ = site
+    stage = (out / "en/stages/07_native_tools.html").read_text(encoding="utf-8")
+    assert 'href="../files/stages/07_native_tools/SERVERS.md.html"' in stage
+    assert "file-SERVERS.md" not in stage and "file-MEASURED.md" not in stage
+    english = (out / "en/files/stages/07_native_tools/SERVERS.md.html").read_text("utf-8")
+    french = (out / "fr/files/stages/07_native_tools/SERVERS.md.html").read_text("utf-8")
+    assert "<h2" in english and "Pitfalls</h2>" in english
+    assert "Pièges</h2>" in french and 'class="notice"' not in french
+
+
+def test_the_comparison_page_has_the_tables_measured_one_link_from_the_readme(site):
+    out, _ = site
+    text = (out / "en/compare.html").read_text(encoding="utf-8")
+    assert "`none`" not in text and "<code>own_observation</code>" in text  # --quirk all
+    assert "SmolLM2-135M" in text
+
+
 def test_tao_book_refuses_a_folder_it_did_not_make_in_one_line(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     out = run_tao("book", "--out", str(tmp_path))

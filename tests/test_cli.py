@@ -194,6 +194,51 @@ def test_doctor_checks_that_a_local_servers_model_exists():
     assert missing.returncode == 1 and "ollama pull nope" in missing.stdout
 
 
+NUMBER_TYPES = {"int", "float", "at_least_one", "seconds"}
+
+
+def numeric_options(path) -> list[tuple[str, str]]:
+    """(the parser's variable, the option) for each add_argument with a numeric type in
+    `path`, read with ast: `compare.add_argument("--runs", type=...)` -> ("compare", "--runs")."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
+                and any(k.arg == "type" and getattr(k.value, "id", "") in NUMBER_TYPES
+                        for k in node.keywords)):
+            found.append((node.func.value.id, node.args[0].value))
+    return found
+
+
+STAGE_NUMBERS = [(folder.name[:2], option) for folder in STAGE_DIRS
+                 for _, option in numeric_options(folder / "main.py")]
+TAO_NUMBERS = numeric_options(ROOT / "tao" / "command.py")
+
+
+def test_the_numeric_options_are_found():
+    assert ("08", "--budget") in STAGE_NUMBERS and ("09", "--max-iterations") in STAGE_NUMBERS
+    assert {("compare", "--runs"), ("watch", "--interval")} <= set(TAO_NUMBERS)
+
+
+@pytest.mark.parametrize("value", ["-5", "0"])
+@pytest.mark.parametrize(("number", "option"), STAGE_NUMBERS)
+def test_a_stage_refuses_an_impossible_number_in_one_line(number, option, value):
+    from helpers import run_stage
+
+    done = run_stage(number, f"{option}={value}", stdin="what time is it?\n")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr + done.stdout[:300]
+    assert option in lines[0] and value in lines[0], lines
+
+
+@pytest.mark.parametrize("value", ["-5", "0"])
+@pytest.mark.parametrize(("verb", "option"), TAO_NUMBERS)
+def test_tao_refuses_an_impossible_number_in_one_line(verb, option, value):
+    done = tao(verb, f"{option}={value}")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert f"tao {verb}: error: argument {option}" in lines[0] and value in lines[0], lines
+
+
 # ---------------------------------------------------------------- issue 32: doctor on a
 # recording
 

@@ -176,13 +176,18 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
               REAL_TABLE: again.stdout.strip()}
     real = len(compare.load_tasks(ROOT / REAL_TABLE.split("--tasks ")[1].split()[0]))
     tasks_said = {"README.md": "{} tasks", "README.fr.md": "{} tâches"}
-    for path in with_twins([ROOT / "stages" / "07_native_tools" / "README.md"]):
+    folder = ROOT / "stages" / "07_native_tools"
+    # the README shows the offline table; MEASURED.md, one link away, the other two
+    for path, measured in zip(with_twins([folder / "README.md"]),
+                              with_twins([folder / "MEASURED.md"]), strict=True):
         readme, said = path.read_text(encoding="utf-8"), tasks_said[path.name]
-        blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", readme,
+        pages = readme + measured.read_text(encoding="utf-8")
+        blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->", pages,
                                  flags=re.S))
-        assert blocks == tables, f"stage 07's {path.name}: regenerate its tables"
+        assert blocks == tables, f"stage 07's {path.name}, {measured.name}: regenerate the tables"
         assert said.format(len(tasks)) in readme, f"{path.name}: say {said.format(len(tasks))}"
-        after = readme.split(REAL_TABLE)[1][:1500]  # the words that say what the table shows
+        assert f"]({measured.name})" in readme, f"{path.name} should link {measured.name}"
+        after = pages.split(REAL_TABLE)[1][:1500]  # the words that say what the table shows
         assert said.format(real) in after and "SmolLM2-135M" in after, (
             f"{path.name}: after the real model's table, say {said.format(real)} of SmolLM2-135M")
 
@@ -318,6 +323,52 @@ def test_without_a_local_model_constrained_is_one_line_and_the_others_still_run(
     alone = run_tao("compare", "--protocols", "constrained", "--tasks", FOUR,
                     TAO_LOCAL_MODEL=missing)
     assert alone.returncode == 2 and "Traceback" not in alone.stderr
+
+
+def test_each_fix_sends_the_learner_where_that_tool_choice_is_used():
+    # "tool_choice="required" (stage 07)" sent learners to a stage that never sets it
+    from helpers import ROOT
+
+    from tao.i18n import MESSAGES
+
+    checked = 0
+    for key, entry in MESSAGES.items():
+        for value, where in re.findall(r'tool_choice="(\w+)" [^()]*\(([^)]*)\)',
+                                       entry["en"] if key.startswith("compare.fix.") else ""):
+            stage = re.search(r"stage (\d\d)", where)
+            exercise = re.search(r"exercise (\d+)", where)
+            assert stage or exercise, f"{key}: say where tool_choice={value!r} is used"
+            if stage:
+                code = "".join(p.read_text(encoding="utf-8") for p in
+                               ROOT.glob(f"stages/{stage.group(1)}_*/*.py"))
+                assert f'tool_choice="{value}"' in code, f"{key}: stage {stage.group(1)}"
+            if exercise:
+                (solution,) = ROOT.glob(f"exercises/solutions/e{int(exercise.group(1)):02}_*.py")
+                assert f'"{value}"' in solution.read_text(encoding="utf-8"), key
+            checked += 1
+    assert checked >= 2
+
+
+CHAINS = {"README.md": r"chains a second call[^(]*\(([^)]*)\)",
+          "README.fr.md": r"n'enchaîne un second appel[^(]*\(([^)]*)\)"}
+
+
+def test_stage_07_readme_names_the_offline_models_wrong_answers_and_the_chain_it_gets_right():
+    # it once said the offline model "does not chain calls", while stage 06 shows it chaining
+    from helpers import ROOT, with_twins
+
+    tasks = compare.load_tasks()
+    results = compare.compare(build_provider("offline"), ["text", "native"], tasks)
+    wrong = {r.task for r in results if not r.answer_ok}
+    chained_right = {r.task for r in results if r.kind == "chained" and r.answer_ok}
+    assert wrong and chained_right, "the paragraph needs both to say anything"
+    for path in with_twins([ROOT / "stages" / "07_native_tools" / "README.md"]):
+        text = path.read_text(encoding="utf-8")
+        named = set(re.findall(r"`([\w-]+)`", text)) & {task.id for task in tasks}
+        assert wrong <= named, f"{path.name} leaves out wrong answers: {sorted(wrong - named)}"
+        chain = re.search(CHAINS[path.name], " ".join(text.split()))
+        assert chain, f"{path.name} should say when the offline model chains a call"
+        assert set(re.findall(r"`([\w-]+)`", chain.group(1))) == chained_right
 
 
 # ---------------------------------------------------------------- issue 32: nothing written

@@ -1,4 +1,6 @@
-"""OpenAI-compatible servers stream tool calls their own way; each shape is replayed here.
+"""OpenAI-compatible servers stream tool calls their own way; each shape is replayed here
+(shared/providers/compat.py copes with them): first in this process on a stand-in SDK,
+then through the real SDK against the fake API.
 
 Where each shape was seen (public code and issue trackers):
 - Ollama: each call whole in one chunk, every call at `index: 0` with its own id
@@ -23,10 +25,13 @@ Where each shape was seen (public code and issue trackers):
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_api import FakeAPI, HTTPError, chat_chunk, chat_stream
 
-from shared.providers import ProviderError, Tool
+from shared.providers import Options, ProviderError, Tool
+from shared.providers.compat import ToolCallAssembler, parts_text, reported
 from shared.providers.openai_provider import OpenAIProvider, ollama
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
@@ -37,6 +42,7 @@ WORDCOUNT = Tool("wordcount", "Count the words in a text.",
                  {"type": "object", "properties": {"text": {"type": "string"}}},
                  lambda args: str(len(args["text"].split())))
 TOOLS = {t.name: t for t in (NOW, WORDCOUNT)}
+KEY = "sk-test-0123456789-secret"
 PRESETS = ["openai", "ollama"]
 
 
@@ -44,7 +50,7 @@ def build(preset, api):
     """The openai provider or the ollama preset, pointed at the fake."""
     if preset == "ollama":
         return ollama(base_url=api.base_url)
-    return OpenAIProvider(api_key="sk-test-0123456789-secret", base_url=api.base_url)
+    return OpenAIProvider(api_key=KEY, base_url=api.base_url)
 
 
 def call(fn_name, args=None, **fields):
@@ -88,6 +94,296 @@ def shape(reply):
 
 
 TWO_CALLS = [("now", {}, ""), ("wordcount", {"text": "a b c"}, "")]
+
+
+# ---------------------------------------------------------------- in this process
+# The shapes above and their corners, on a stand-in SDK (the `sdk` fixture,
+# fake_api/sdk.py): no real SDK start-up, so a mutation run of compat.py stops at the
+# first failure early. Through the real SDK and the fake API, further down.
+
+ASK = [{"role": "user", "content": "hi"}]
+OK = chat_stream(chat_chunk({"content": "ok"}, "stop"))
+
+
+def stand_in(model="gpt-test", **kwargs) -> OpenAIProvider:
+    """The openai provider on the stand-in SDK; a retry, if any, at once."""
+    provider = OpenAIProvider(model, api_key=KEY, **kwargs)
+    provider.retry_base = 0
+    return provider
+
+
+def fragment(index=None, call_id=None, name=None, arguments=None):
+    """One tool-call fragment with only the fields given."""
+    function = {k: v for k, v in (("name", name), ("arguments", arguments)) if v is not None}
+    part = {"function": function}
+    if index is not None:
+        part["index"] = index
+    if call_id is not None:
+        part["id"] = call_id
+    return part
+
+
+def calls(*fragments):
+    """(id, name, args) of each call the fragments assemble into."""
+    assembler = ToolCallAssembler()
+    for part in fragments:  # each from its own chunk, decoded as it arrives
+        assembler.add(json.loads(json.dumps(part)))
+    return [(c.id, c.name, c.args) for c in assembler.calls()]
+
+
+def test_fragments_join_their_call_by_index_and_calls_keep_their_order():
+    assert calls(fragment(0, "c1", "calculator", ""), fragment(1, "c2", "clock", "{"),
+                 fragment(0, None, None, '{"expression": '), fragment(1, None, None, "}"),
+                 fragment(0, None, None, '"2"}')) == [
+        ("c1", "calculator", {"expression": "2"}), ("c2", "clock", {})]
+
+
+def test_fragments_without_an_index_join_the_call_in_progress():
+    assert calls(fragment(None, "c1", "calculator", '{"expression"'),
+                 fragment(None, None, None, ': "3"}'),
+                 fragment(None, "c2", "clock", "{}")) == [
+        ("c1", "calculator", {"expression": "3"}), ("c2", "clock", {})]
+
+
+def test_interleaved_calls_without_an_index_are_joined_by_their_ids():
+    assert calls(fragment(None, "c1", "calculator", '{"expression": '),
+                 fragment(None, "c2", "clock", "{}"),
+                 fragment(None, "c1", None, '"6"}')) == [
+        ("c1", "calculator", {"expression": "6"}), ("c2", "clock", {})]
+
+
+def test_one_id_at_two_indexes_continued_at_both_stays_two_calls():
+    got = calls(fragment(0, "same", "calculator", '{"expression": '),
+                fragment(1, "same", "clock", '{"zone": '),
+                fragment(0, "same", None, '"7"}'), fragment(1, "same", None, '"UTC"}'))
+    assert [(n, a) for _, n, a in got] == [("calculator", {"expression": "7"}),
+                                          ("clock", {"zone": "UTC"})]
+
+
+def test_the_same_whole_call_twice_without_ids_is_asked_twice():
+    twice = calls(fragment(0, None, "clock", '{"zone": "UTC"}'),
+                  fragment(0, None, "clock", '{"zone": "UTC"}'))
+    assert [(n, a) for _, n, a in twice] == [("clock", {"zone": "UTC"})] * 2
+    assert len({i for i, _, _ in twice}) == 2
+
+
+def test_a_made_up_id_never_takes_a_real_one_however_long_the_ids():
+    got = calls(fragment(0, "", "a", "{}"), fragment(1, "", "b", "{}"),
+                fragment(2, "call_tao_1", "c", "{}"))
+    assert got[2][0] == "call_tao_1"  # the real id stays: its result is threaded back by it
+    long_id = "x" * 60
+    real = "x" * 34 + "_2"  # what the repeated long id would be made up as
+    got = calls(fragment(0, long_id, "a", "{}"), fragment(1, long_id, "b", "{}"),
+                fragment(2, real, "c", "{}"))
+    assert got[2][0] == real and len({i for i, _, _ in got}) == 3
+
+
+def test_whole_arguments_again_under_another_id_are_another_call_whichever_id_sorts_first():
+    for first, second in (("c1", "c2"), ("c2", "c1")):
+        got = calls(fragment(0, first, "calculator", '{"expression": "1"}'),
+                    fragment(0, second, "calculator", '{"expression": "1"}'))
+        assert [i for i, _, _ in got] == [first, second]
+
+
+def test_an_id_repeated_on_each_fragment_continues_its_call():
+    assert calls(fragment(0, "c1", "calculator", '{"expression": '),
+                 fragment(0, "c1", "calculator", '"4"}')) == [
+        ("c1", "calculator", {"expression": "4"})]
+
+
+def test_a_new_id_at_a_used_index_is_a_new_call():
+    assert calls(fragment(0, "c1", "calculator", '{"expression": "1"}'),
+                 fragment(0, "c2", "calculator", '{"expression": "2"}')) == [
+        ("c1", "calculator", {"expression": "1"}), ("c2", "calculator", {"expression": "2"})]
+
+
+def test_one_id_at_two_indexes_is_two_calls_with_ids_made_unique():
+    got = calls(fragment(0, "same", "calculator", '{"expression": "1"}'),
+                fragment(1, "same", "clock", '{"zone": "UTC"}'))
+    assert [(name, a) for _, name, a in got] == [("calculator", {"expression": "1"}),
+                                                ("clock", {"zone": "UTC"})]
+    assert len({i for i, _, _ in got}) == 2 and got[0][0] == "same"
+
+
+def test_a_known_id_at_its_own_index_continues_even_after_another_call():
+    assert calls(fragment(0, "c1", "calculator", '{"expression": '),
+                 fragment(1, "c2", "clock", "{}"),
+                 fragment(0, "c1", None, '"5"}')) == [
+        ("c1", "calculator", {"expression": "5"}), ("c2", "clock", {})]
+
+
+def test_another_tool_named_at_the_same_index_without_an_id_is_the_next_call():
+    assert calls(fragment(0, None, "calculator", '{"expression": "1"}'),
+                 fragment(0, None, "clock", "{}")) == [
+        ("call_tao_1", "calculator", {"expression": "1"}), ("call_tao_2", "clock", {})]
+
+
+@pytest.mark.parametrize(("first", "then"), [("clock", "calculator"), ("calculator", "clock")])
+def test_another_tool_named_is_the_next_call_whichever_name_sorts_first(first, then):
+    assert [n for _, n, _ in calls(fragment(0, None, first, "{}"),
+                                   fragment(0, None, then, "{}"))] == [first, then]
+    # its arguments may follow in later fragments: still the next call, not the first
+    got = calls(fragment(0, None, first, '{"a": 1}'), fragment(0, None, then, ""),
+                fragment(0, None, None, '{"b": 2}'))
+    assert [(n, a) for _, n, a in got] == [(first, {"a": 1}), (then, {"b": 2})]
+
+
+def test_the_same_tool_named_again_with_new_arguments_after_whole_ones_is_the_next_call():
+    got = calls(fragment(0, None, "calculator", '{"expression": "1"}'),
+                fragment(0, None, "calculator", '{"expression": "2"}'))
+    assert [a for _, _, a in got] == [{"expression": "1"}, {"expression": "2"}]
+    # arguments still open: the name repeated with more of them is the same call
+    got = calls(fragment(0, None, "calculator", '{"expression": '),
+                fragment(0, None, "calculator", '"2"}'))
+    assert [a for _, _, a in got] == [{"expression": "2"}]
+
+
+def test_a_repeated_name_with_no_arguments_after_whole_ones_is_the_same_call():
+    assert calls(fragment(0, None, "clock", '{"zone": "UTC"}'),
+                 fragment(0, None, "clock", "")) == [("call_tao_1", "clock", {"zone": "UTC"})]
+
+
+def test_a_whole_call_sent_again_is_one_call():
+    whole = fragment(0, "c1", "calculator", '{"expression": "1"}')
+    assert calls(whole, whole) == [("c1", "calculator", {"expression": "1"})]
+    # with no name: the arguments alone repeated are the same call's too
+    assert calls(whole, fragment(0, None, None, '{"expression": "1"}')) == [
+        ("c1", "calculator", {"expression": "1"})]
+    # another id with the same whole arguments is another call
+    got = calls(whole, fragment(0, "c2", "calculator", '{"expression": "1"}'))
+    assert [i for i, _, _ in got] == ["c1", "c2"]
+
+
+def test_arguments_as_an_object_or_split_name_and_id_inside_function():
+    got = calls({"index": 0, "function": {"id": "f1", "name": "clock",
+                                          "arguments": {"zone": "UTC"}}})
+    assert got == [("f1", "clock", {"zone": "UTC"})]
+    got = calls({"index": 0, "id": "n", "function": {"name": {"odd": 1}, "arguments": "{}"}})
+    assert got[0][1] == '{"odd": 1}'
+
+
+def test_made_up_ids_never_collide_with_each_other_or_with_a_real_one():
+    got = calls(fragment(0, "", "a", "{}"), fragment(1, "", "b", "{}"),
+                fragment(2, "call_tao_1", "c", "{}"))
+    ids = [i for i, _, _ in got]
+    assert len(set(ids)) == 3 and "call_tao_1" in ids
+    assert all(i.startswith("call_tao") for i in ids)
+
+
+def test_a_long_id_repeated_is_cut_before_its_suffix():
+    long_id = "x" * 60
+    got = calls(fragment(0, long_id, "a", "{}"), fragment(1, long_id, "b", "{}"))
+    # the second call under one id is its _2, cut to stay under OpenAI's 40 characters
+    assert got[0][0] == long_id and got[1][0] == "x" * 34 + "_2"
+
+
+def test_typed_content_parts_split_into_text_and_thinking(sdk):
+    parts = [{"type": "thinking", "thinking": [{"type": "text", "text": "deep"}]},
+             {"type": "text", "text": "answer"}]
+    sdk.queue(chat_stream(chat_chunk({"content": parts}), chat_chunk({}, "stop")))
+    reply = stand_in().call(ASK)
+    assert (reply.text, reply.reasoning) == ("answer", "deep")
+    assert parts_text(parts) == "answer" and parts_text(parts, "thinking") == "deep"
+    assert parts_text(["loose", {"type": "text", "text": None}]) == ""
+    others = [{"type": "thinking", "text": "t"}, {"type": "text", "text": "a"},
+              {"type": "refusal", "text": "r"}]
+    assert parts_text(others) == "a"  # only parts of the kind asked for count
+
+
+def test_usage_with_either_count_is_reported_and_with_neither_says_so():
+    assert reported({"output_tokens": 3}) == {"output_tokens": 3}
+    assert reported({"input_tokens": 0}) == {"input_tokens": 0}
+    assert reported({"input_tokens": None, "cache_read_input_tokens": 4}) == {
+        "not_reported": True}
+    assert reported({}) == {"not_reported": True}
+
+
+@pytest.mark.parametrize(("model", "key"), [
+    ("gpt-4o-mini", "max_completion_tokens"), ("o3-mini", "max_completion_tokens"),
+    ("chatgpt-4o-latest", "max_completion_tokens"), ("llama3.2", "max_tokens"),
+    ("my-gpt-4", "max_tokens"), ("qwen3:4b", "max_tokens")])
+def test_openai_s_own_models_get_max_completion_tokens_and_others_max_tokens(sdk, model, key):
+    provider = stand_in(model, max_tokens=77)
+    params = provider.request(ASK)
+    assert params[key] == 77
+    assert len({"max_tokens", "max_completion_tokens"} & params.keys()) == 1
+    assert provider.with_options(params, Options(max_tokens=5))[key] == 5
+
+
+# ---- refusals of one field, sent again without it
+
+
+@pytest.mark.parametrize("status", [400, 422])
+def test_a_server_refusing_stop_is_asked_again_without_it_and_it_is_remembered(sdk, status):
+    sdk.queue(sdk.APIStatusError(status, "Unsupported: 'stop'"), OK, OK)
+    provider, notes = stand_in(), []
+    provider.on_notice = notes.append
+    assert provider.call(ASK, tools=[NOW], stop="END").text == "ok"
+    first, again = sdk.requests
+    assert "stop" in first and again == {k: v for k, v in first.items() if k != "stop"}
+    assert provider.takes_stop is False and provider.include_usage and len(notes) == 1
+    provider.call(ASK, stop="END")
+    assert "stop" not in sdk.requests[-1] and len(sdk.requests) == 3  # remembered
+
+
+@pytest.mark.parametrize(("status", "said"), [(400, "stream_options is unknown"),
+                                              (422, "include_usage: extra field")])
+def test_a_server_refusing_usage_in_the_stream_is_asked_again_without_it(sdk, status, said):
+    sdk.queue(sdk.APIStatusError(status, said), OK)
+    provider = stand_in()
+    assert provider.call(ASK, stop="END").text == "ok"
+    assert "stream_options" not in sdk.requests[-1] and "stop" in sdk.requests[-1]
+    assert provider.include_usage is False and provider.takes_stop
+
+
+@pytest.mark.parametrize(("status", "said"), [(500, "Unsupported: 'stop' and stream_options"),
+                                              (400, "the model is not loaded"),
+                                              (404, "stream_options")])
+def test_other_refusals_are_not_sent_again_without_a_field(sdk, status, said):
+    sdk.queue(sdk.APIStatusError(status, said))
+    with pytest.raises(ProviderError):
+        stand_in(max_retries=0).call(ASK, stop="END")
+    assert len(sdk.requests) == 1
+
+
+@pytest.mark.parametrize("said", ["stream_options", "Unsupported: 'stop'"])
+def test_a_refusal_of_a_field_that_was_not_sent_is_an_error_of_its_own(sdk, said):
+    sdk.queue(sdk.APIStatusError(400, said))
+    provider = stand_in(max_retries=0)
+    provider.include_usage = False  # no stream_options; and no stop asked for
+    with pytest.raises(ProviderError, match=r"request refused \(400\)"):
+        provider.call(ASK)
+    assert len(sdk.requests) == 1 and provider.takes_stop
+
+
+# ---- the server itself
+
+
+def test_a_server_that_lists_the_model_with_latest_has_it(sdk):
+    sdk.models = ["llama3.2:latest", "qwen3"]
+    assert stand_in("llama3.2").model_available()
+    assert stand_in("qwen3").model_available()
+    assert not stand_in("mistral").model_available()
+
+
+@pytest.mark.parametrize(("status", "said", "own"), [
+    (400, "Cannot use tools with stream", True), (422, "tool calls when streaming", True),
+    (500, "TOOLS are not supported with STREAM=true", True),
+    (501, "tool use in stream mode is not implemented", True),
+    (503, "tools with stream: overloaded", False), (400, "stream broke, tools fine", False)])
+def test_a_server_that_cannot_stream_tool_calls_is_told_apart(sdk, status, said, own):
+    sdk.queue(sdk.APIStatusError(status, said), OK)
+    try:
+        stand_in(max_retries=1).call(ASK, tools=[NOW])
+        shown = ""
+    except ProviderError as exc:
+        shown = str(exc)
+    assert ("cannot stream tool calls" in shown) is own
+    if own:
+        assert len(sdk.requests) == 1  # never retried: the next answer would be the same
+
+
+# ---------------------------------------------------------------- through the real SDK
 
 
 @pytest.mark.parametrize("preset", PRESETS)

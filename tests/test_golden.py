@@ -24,6 +24,11 @@ from regenerate import GOLDEN, golden_name, normalised, transcript, variants  # 
 @pytest.mark.parametrize(("folder", "lang"), variants([p.name for p in STAGE_DIRS]),
                          ids=lambda v: v)
 def test_the_demo_prints_its_golden_transcript(folder, lang):
+    if folder.startswith("12"):  # its commands ran inside bwrap: another wall answers otherwise
+        from shared.sandbox.bwrap import bwrap_works
+
+        if bwrap_works():
+            pytest.skip(f"stage 12's transcript was recorded inside bubblewrap: {bwrap_works()}")
     name = golden_name(folder, lang)
     golden, script = GOLDEN / f"{name}.txt", GOLDEN / f"{name}.script.json"
     assert golden.exists() and script.exists(), (

@@ -317,3 +317,66 @@ def test_compare_speaks_french_on_the_terminal_but_its_markdown_stays_english(mo
     assert re.findall(r"\d+", fr_table) == re.findall(r"\d+", en_table)  # the same counts
     assert i18n.text("compare.well_formed", "fr") in fr_table
     assert [step.split(":")[0] for step in fr_steps] == [s.split(":")[0] for s in en_steps]
+
+
+# ---------------------------------------------------------------- the stages' own words in French
+
+
+def test_one_function_chooses_the_language_for_the_stages_and_for_tao():
+    from shared import language as shared_language
+
+    assert i18n.language is shared_language.language  # tao imports it: no second copy
+
+
+def test_with_tao_lang_fr_the_trace_speaks_french():
+    from helpers import run_stage
+
+    question = "quelle heure est-il, et combien de mots dans 'a b c' ?\n"
+    fr = run_stage("07", stdin=question, TAO_LANG="fr", COLUMNS="200")
+    en = run_stage("07", stdin=question, TAO_LANG="en", COLUMNS="200")
+    assert fr.returncode == en.returncode == 0, fr.stderr
+    for english, french in [("you> ", "vous> "), ("iteration 1", "itération 1"),
+                            ("turn: ", "tour : "), ("bye (", "au revoir ("),
+                            ("act · now", "action · now"), ("observe · now", "observation · now"),
+                            (" in / ", " jetons lus / ")]:
+        assert english in en.stdout and french in fr.stdout, (english, french)
+        assert english not in fr.stdout, f"{english!r} is still English with TAO_LANG=fr"
+    assert fr.stderr.startswith("modèle : hors ligne") and "model:" not in fr.stderr
+
+
+def test_with_tao_lang_fr_a_stages_help_is_french_where_it_is_ours():
+    from helpers import run_stage
+
+    fr = run_stage("08", "--help", TAO_LANG="fr", COLUMNS="200").stdout
+    assert "quel modèle répond" in fr and "Sans clé définie" in fr, fr
+    assert "which model answers" not in fr and "With no key set" not in fr
+
+
+def said_in_shared() -> set[str]:
+    """The English of every say("...") call in shared/, read with ast."""
+    import ast
+
+    found = set()
+    for path in (Path(__file__).resolve().parents[1] / "shared").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "say":
+                first = node.args[0] if node.args else None
+                choices = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
+                found |= {c.value for c in choices if isinstance(c, ast.Constant)}
+    return found
+
+
+def test_every_word_the_trace_says_has_its_french_and_no_french_is_left_over():
+    from shared.french import FRENCH
+    from shared.terminal import LEAVE_HINT
+
+    said = said_in_shared()
+    spoken = said | {LEAVE_HINT, "an empty line", "end of input", "think", "act", "observe",
+                     "cache read", "cache write", "no API key is set",
+                     "chosen with --provider", "chosen with TAO_PROVIDER"}
+    assert said, "say() is no longer found in shared/"
+    missing = sorted(s for s in said if s not in FRENCH)
+    assert not missing, f"words the trace says with no French: {missing}"
+    assert sorted(set(FRENCH) - spoken) == [], "French for words nothing says any more"
+    for english, french in FRENCH.items():
+        assert fields(english) == fields(french), english

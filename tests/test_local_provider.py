@@ -101,7 +101,8 @@ def test_tool_choice_becomes_a_grammar_that_only_a_call_fits(gguf):
     free = provider.with_options(request, Options())
     assert "root    ::= call | text" in free["grammar"]  # auto: a call, or plain text
     none = provider.with_options(request, Options(tool_choice="none"))
-    assert "grammar" not in none and "tool_choice" not in none
+    # "none" is kept, so the prompt describes no tool (the wrap-up of stages 09 and 10)
+    assert "grammar" not in none and none["tool_choice"] == "none"
     with pytest.raises(ProviderError, match="'calculator' is not one of the tools"):
         provider.with_options(request, Options(tool_choice="calculator"))
 

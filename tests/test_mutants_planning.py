@@ -88,12 +88,14 @@ def test_a_nullable_type_is_the_type_that_is_not_null(types, expected):
     assert kind("x", json.loads(json.dumps({"type": types}))) == expected, "read from JSON"
 
 
-def test_a_name_word_scores_twice_a_description_word():
-    spec = spec_of(REVERSE)  # name: reverse, text; description: piece, text, ...
-    assert spec.score(request_stems("reverse")) == 2
+def test_a_name_word_scores_twice_a_description_word_and_both_add_up():
+    spec = spec_of(REVERSE)  # name: reverse, text; description: reverse, piece, text
     assert spec.score(request_stems("piece")) == 1
-    assert spec.score(request_stems("reverse piece")) == 3
+    assert spec.score(request_stems("reverse")) == 3, "in the name and the description"
+    assert spec.score(request_stems("reverse piece")) == 4
     assert spec.score(request_stems("juggle")) == 0
+    now = ToolSpec("now", "Return the current UTC time.", {})
+    assert now.score(request_stems("now")) == 2, "in the name only"
 
 
 def test_the_same_call_is_one_key_whatever_the_order_of_its_arguments():

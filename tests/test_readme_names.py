@@ -9,7 +9,6 @@ repository: existence and counts, never wording.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import os
 import re
@@ -22,14 +21,17 @@ from shared.providers import Reply
 
 
 def _readmes() -> list[Path]:
-    """Every README.md of the kit; hidden folders and caches (.venv's thousand folders
-    among them: a walk into it was a tenth of a second in every test worker) unvisited."""
+    """Every English page of the kit: each README.md and the pages beside one that it
+    links for the details (stages/07_native_tools/SERVERS.md); French twins (`*.fr.md`)
+    are found through `twin`. Hidden folders and caches (.venv's thousand folders among
+    them: a walk into it was a tenth of a second in every test worker) unvisited."""
     found = []
     for folder, subfolders, files in os.walk(ROOT):
         subfolders[:] = [d for d in subfolders if not d.startswith(".")
                          and d not in ("__pycache__", "node_modules")]
         if "README.md" in files:
-            found.append(Path(folder) / "README.md")
+            found += [Path(folder) / name for name in files
+                      if name.endswith(".md") and not name.endswith(".fr.md")]
     return sorted(found)
 
 
@@ -156,13 +158,20 @@ def test_the_reply_fields_a_readme_lists_are_the_real_ones():
                 f"the dataclass has {sorted(fields)}")
 
 
-# ---- the "From the book" tables: each row says where a listing lives now, by name
+# ---- where the ideas come from: sources a learner can open, as links
 
 STAGE_READMES = sorted(ROOT.glob("stages/[0-9][0-9]_*/README.md"))
-IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$")
-
-
-BOOK = "From the book"
+WHERE = "Where this comes from"
+# what the kit was designed from is not published: no page may send a learner to it, and
+# "the book" means only `tao book` (written so, as a command)
+UNPUBLISHED = re.compile(
+    r"\b(?:chapters?|chapitres?|listings?|agent-0\d\d)\b"
+    r"|\b(?:the|this|that|a) book\b|\bbook's\b|\b(?:le|du|au|ce|un) livre\b"
+    r"|\bchapter's exercise\b", re.I)
+URL = re.compile(r"https?://[^\s)>\]]+")
+LINK_TARGET = re.compile(r"\]\((https?://[^)\s]+)\)")
+NANOBOT_PINNED = re.compile(
+    r"https://github\.com/HKUDS/nanobot/(?:tree|blob)/(?:v\d+\.\d+\.\d+|[0-9a-f]{7,40})\b")
 
 
 def sections(text: str) -> list[str]:
@@ -170,35 +179,9 @@ def sections(text: str) -> list[str]:
     return re.findall(r"^## (.+)$", prose(text), re.M)
 
 
-def book_section(readme: Path) -> str:
-    """The body of a stage README's `## From the book` section ('' when it has none), or
-    of the section at its place in a twin."""
-    return readme_section(readme, "## From the book")
-
-
-def book_rows(readme: Path) -> list[list[str]]:
-    """The cells of each row of the section's table (its header and rule left out)."""
-    lines = book_section(readme).splitlines()
-    return [[c.strip() for c in row.strip("|").split(" | ")]
-            for row, below in zip(lines, lines[1:] + [""], strict=True)
-            if row.startswith("| ") and not below.startswith("|---")]
-
-
-def defined(path: Path) -> set[str]:
-    """Functions, classes, constants and `Class.method` names a Python file defines."""
-    names = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        if isinstance(node, ast.ClassDef):
-            names |= {f"{node.name}.{n.name}" for n in node.body
-                      if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-            names |= {f"{node.name}.{t.target.id}" for t in node.body  # dataclass fields
-                      if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return names
+def page_id(p: Path) -> str:
+    """A page as a test id: its path in the repository."""
+    return p.relative_to(ROOT).as_posix()
 
 
 def stage_readme(p: Path) -> str:
@@ -206,35 +189,77 @@ def stage_readme(p: Path) -> str:
     return f"{p.parent.name}/{p.name}"
 
 
+def without_code(text: str) -> str:
+    """A page's prose: no fenced blocks, no inline code spans."""
+    return BACKTICKED.sub("", prose(text))
+
+
+STAGE_CODE = sorted(ROOT.glob("stages/[0-9][0-9]_*/*.py"))
+
+
+@pytest.mark.parametrize("path", with_twins(READMES) + STAGE_CODE,
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_page_sends_a_learner_to_a_source_they_cannot_open(path):
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".md":
+        text = without_code(text)
+    found = sorted({m.group(0) for m in UNPUBLISHED.finditer(text)})
+    assert not found, (
+        f"{path.relative_to(ROOT)} mentions {found}: the notes the kit was designed from are "
+        "not published. Say the idea in the kit's own words, and cite what a learner can "
+        "open (a paper, an API guide, a repository at a version), as a link")
+
+
 @pytest.mark.parametrize("readme", with_twins(STAGE_READMES), ids=stage_readme)
-def test_each_stage_maps_back_to_the_book_right_before_run_it(readme):
-    # the English decides where the section goes; a twin's headings follow it one for one
+def test_each_stage_ends_with_where_its_ideas_come_from_as_links(readme):
     heads = sections(readme.with_name("README.md").read_text(encoding="utf-8"))
-    assert BOOK in heads and "Run it" in heads, f"{readme.parent.name}: {heads}"
-    assert heads.index(BOOK) + 1 == heads.index("Run it"), (
-        f"{readme.parent.name}: '## From the book' goes right before '## Run it': {heads}")
-    rows = book_rows(readme)
-    assert rows, f"{stage_readme(readme)}: the section has no rows"
-    for cells in rows:
-        assert len(cells) == 3 and all(cells), f"a row needs book, here, and why: {cells}"
+    assert heads[-1] == WHERE, f"{readme.parent.name}: end with '## {WHERE}': {heads}"
+    section = readme_section(readme, f"## {WHERE}")
+    assert LINK_TARGET.search(section), f"{stage_readme(readme)}: the section links nothing"
 
 
-@pytest.mark.parametrize("readme", with_twins(STAGE_READMES), ids=stage_readme)
-def test_what_the_book_table_names_is_defined_where_it_points(readme):
-    """`function` names in a row's "here" cell exist in a file the section links, or in
-    the stage's own files: a rename in the code must not leave the map pointing nowhere."""
-    section = book_section(readme)
-    files = [(readme.parent / link).resolve() for link in LINK.findall(section)
-             if link.endswith(".py") and "://" not in link]
-    files += sorted(readme.parent.glob("*.py"))
-    known = set().union(*(defined(f) for f in files if f.exists()))
-    missing = []
-    for cells in book_rows(readme):
-        if len(cells) != 3:
-            continue
-        here = re.sub(r"\[`[^`]*`\]\([^)]*\)", "", cells[1])  # the links' own names
-        missing += [n for n in BACKTICKED.findall(here)
-                    if IDENTIFIER.match(n) and n not in known]
-    assert not missing, (
-        f"{stage_readme(readme)}'s 'From the book' names what no linked file defines: "
-        f"{sorted(set(missing))}")
+@pytest.mark.parametrize("readme", with_twins(READMES), ids=page_id)
+def test_every_outside_source_is_a_link(readme):
+    text = without_code(readme.read_text(encoding="utf-8"))
+    bare = URL.findall(LINK_TARGET.sub("]()", text))
+    assert not bare, f"{readme.relative_to(ROOT)} writes addresses as text, not links: {bare}"
+
+
+@pytest.mark.parametrize("readme", with_twins(READMES), ids=page_id)
+def test_nanobot_is_cited_as_a_link_at_the_version_read(readme):
+    """nanobot changes under its `main`: each paragraph that names it links its repository
+    at a tag or commit, and no link points at a moving branch."""
+    text = prose(readme.read_text(encoding="utf-8"))
+    loose = [p[:60] for p in re.split(r"\n\s*\n", text)
+             if re.search(r"\bnanobot\b", BACKTICKED.sub("", p)) and not NANOBOT_PINNED.search(p)]
+    assert not loose, f"{readme.relative_to(ROOT)}: nanobot named with no pinned link: {loose}"
+    moving = re.findall(r"github\.com/HKUDS/nanobot/(?:tree|blob)/(?:main|master|HEAD)\b", text)
+    assert not moving, f"{readme.relative_to(ROOT)} links nanobot's moving branch"
+
+
+QUIRK_LIST = re.compile(r"`TAO_OFFLINE_QUIRK=([\w|]+)`")
+
+
+def test_the_quirk_lists_in_the_readmes_name_every_quirk():
+    from shared.providers.offline.quirks import QUIRKS
+
+    lists = [(readme.relative_to(ROOT).as_posix(), found.split("|"))
+             for readme in with_twins(READMES)
+             for found in QUIRK_LIST.findall(readme.read_text(encoding="utf-8"))]
+    assert lists, "the top README lists the quirks TAO_OFFLINE_QUIRK takes"
+    wrong = [(where, sorted(set(QUIRKS) ^ set(named))) for where, named in lists
+             if sorted(named) != sorted(QUIRKS)]
+    assert not wrong, f"quirk lists that leave out or invent a quirk: {wrong}"
+
+
+MAINTAINERS_ONLY = ("TAO_STUB_CHECK", "TAO_EXERCISES", "mutant", ".ci/run", "info.toml")
+
+
+@pytest.mark.parametrize("readme", with_twins([ROOT / "exercises" / "README.md"]), ids=page_id)
+def test_the_exercises_readme_is_the_learners_and_links_the_maintainers_page(readme):
+    text = readme.read_text(encoding="utf-8")
+    found = [word for word in MAINTAINERS_ONLY if word in text]
+    assert not found, f"{page_id(readme)} speaks to maintainers ({found}): MAINTAINERS.md"
+    page = "MAINTAINERS.fr.md" if readme.name == "README.fr.md" else "MAINTAINERS.md"
+    assert f"]({page})" in text and (readme.parent / page).is_file()
+    assert "uv run tao check" in text.split("\n## ")[0], "the learner's commands come first"

@@ -1,4 +1,5 @@
-"""Every README.md has a French twin, README.fr.md, and the two stay in step.
+"""Every README.md has a French twin, README.fr.md, and the two stay in step; so does every
+page a README links beside it for the details (SERVERS.md and SERVERS.fr.md).
 
 The twin is written in French of its own, not word for word, so its prose is never
 compared. What a learner runs, copies or follows must be the same in both languages:
@@ -7,7 +8,7 @@ compared. What a learner runs, copies or follows must be the same in both langua
 3. the commands: every inline `uv ...`, `tao ...`, `git ...` span of the English is in
    the French too;
 4. the links: every relative target of the English is a target of the French, where a
-   README.md target that has a twin becomes its README.fr.md;
+   page that has a twin (README.md, SERVERS.md) becomes its twin (README.fr.md, ...);
 5. the generated blocks (`<!-- tao compare ... -->` to `<!-- end -->`): byte for byte,
    since a test regenerates them from the English;
 6. each one opens with a one-line link to the other.
@@ -30,19 +31,27 @@ TWINNED = (
     "README.md",
     "benchmarks/README.md",
     "exercises/README.md",
+    "exercises/MAINTAINERS.md",
     "shared/README.md",
     "tao/README.md",
     "stages/README.md",
     "stages/01_single_call/README.md",
     "stages/02_chat_loop/README.md",
     "stages/03_system_prompt/README.md",
+    "stages/03_system_prompt/PROMPT_CACHE.md",
     "stages/04_json_tool_call/README.md",
     "stages/05_react_loop/README.md",
     "stages/06_tool_registry/README.md",
     "stages/07_native_tools/README.md",
+    "stages/07_native_tools/SERVERS.md",
+    "stages/07_native_tools/MEASURED.md",
     "stages/08_memory_budget/README.md",
     "stages/09_stop_reasons/README.md",
     "stages/10_concurrent_tools/README.md",
+    "stages/11_workspace_files/README.md",
+    "stages/11_workspace_files/sample/README.md",
+    "stages/12_confined_shell/README.md",
+    "stages/12_confined_shell/sample/README.md",
     "tests/README.md",
 )
 OPTIONAL = ("tests/golden/README.md",)
@@ -74,16 +83,17 @@ def links(text: str) -> set[str]:
 
 
 def french_target(folder: Path, target: str, ready) -> set[str]:
-    """What the French may link to for an English target: the twin of a README.md once
-    `ready(readme)` says it exists, else either."""
-    if Path(target).name != "README.md":
+    """What the French may link to for an English target: the twin of a page (README.md,
+    SERVERS.md) once `ready(page)` says it exists, else either."""
+    if not target.endswith(".md") or target.endswith(".fr.md"):
         return {target}
-    french = str(Path(target).with_name("README.fr.md"))
+    french = str(twin(Path(target)))
     return {french} if ready((folder / target).resolve()) else {target, french}
 
 
-def twin_problems(english: str, french: str, folder: Path = ROOT, ready=None) -> list[str]:
-    """How a French twin is out of step with its English README (rules 1 to 6)."""
+def twin_problems(english: str, french: str, folder: Path = ROOT, ready=None,
+                  name: str = "README.md") -> list[str]:
+    """How a French twin is out of step with its English page `name` (rules 1 to 6)."""
     ready = ready or twin_ready
     problems = []
     if headings(english) != headings(french):
@@ -100,14 +110,15 @@ def twin_problems(english: str, french: str, folder: Path = ROOT, ready=None) ->
     fr_links = links(body(french))
     if missing := sorted(t for t in links(body(english))
                          if not french_target(folder, t, ready) & fr_links):
-        problems.append(f"4. links the French lacks (a README.md with a twin becomes its "
-                        f"README.fr.md): {missing}")
+        problems.append(f"4. links the French lacks (a page with a twin becomes its "
+                        f"twin, README.md its README.fr.md): {missing}")
     if GENERATED.findall(english) != GENERATED.findall(french):
         problems.append("5. generated blocks (<!-- ... --> to <!-- end -->) differ")
-    if first_link(english) != "README.fr.md":
-        problems.append("6. the English does not open with a one-line link to README.fr.md")
-    if first_link(french) != "README.md":
-        problems.append("6. the French does not open with a one-line link to README.md")
+    french_name = twin(Path(name)).name
+    if first_link(english) != french_name:
+        problems.append(f"6. the English does not open with a one-line link to {french_name}")
+    if first_link(french) != name:
+        problems.append(f"6. the French does not open with a one-line link to {name}")
     return problems
 
 
@@ -136,14 +147,14 @@ def test_the_french_twin_is_in_step(name):
     readme = ROOT / name
     assert twin(readme).is_file(), f"{name} has no French twin ({twin(readme).name} beside it)"
     problems = twin_problems(readme.read_text("utf-8"), twin(readme).read_text("utf-8"),
-                             readme.parent)
+                             readme.parent, name=readme.name)
     assert not problems, f"{name} and its twin are out of step:\n" + "\n".join(problems)
 
 
 def test_the_list_is_every_readme_of_the_repository():
     found = {p.relative_to(ROOT).as_posix() for p in READMES}
     assert found - set(OPTIONAL) == set(TWINNED), (
-        f"README.md files not listed in TWINNED: {sorted(found - set(TWINNED + OPTIONAL))}; "
+        f"pages not listed in TWINNED: {sorted(found - set(TWINNED + OPTIONAL))}; "
         f"listed but gone: {sorted(set(TWINNED) - found)}")
 
 

@@ -1,4 +1,6 @@
-"""Stage 07's "On the wire" section: its examples, names and numbers are the code's."""
+"""Stage 07's wire: the README's "On the wire" section (its examples are what the
+translators send) and SERVERS.md beside it, the details server by server (its names,
+numbers and excerpts are the code's)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ import pytest
 from helpers import ROOT, readme_section, stage_dir, with_twins
 from test_repo_shape import stale_excerpts
 
-from shared.providers import anthropic_provider, base, defaults, openai_provider, sdk_base
+from shared.providers import anthropic_provider, base, compat, defaults, openai_provider, sdk_base
 
 README = stage_dir("07") / "README.md"
+SERVERS = stage_dir("07") / "SERVERS.md"  # the details, one link from the README
 JSON_FENCE = re.compile(r"```json\n(.*?)```", re.S)
 
 
@@ -32,6 +35,16 @@ def readme(request) -> Path:
 @pytest.fixture(scope="module")
 def wire(readme) -> str:
     return section(readme, "## On the wire")
+
+
+@pytest.fixture(scope="module", params=with_twins([SERVERS]), ids=lambda p: p.name)
+def servers(request) -> Path:
+    return request.param
+
+
+def test_the_readme_links_the_details_page_in_its_own_language(readme, wire):
+    page = SERVERS.name if readme.name == "README.md" else "SERVERS.fr.md"
+    assert f"]({page})" in wire, f"{readme.name}'s 'On the wire' should link {page}"
 
 
 def test_the_section_sits_between_how_it_works_and_run_it():
@@ -57,7 +70,7 @@ NAMED = {  # what the section points to -> the object that must exist under that
     "to_openai": openai_provider.to_openai,
     "AnthropicProvider._read": anthropic_provider.AnthropicProvider._read,
     "OpenAIProvider._assemble": openai_provider.OpenAIProvider._assemble,
-    "ToolCallAssembler._slot_for": openai_provider.ToolCallAssembler._slot_for,
+    "ToolCallAssembler._slot_for": compat.ToolCallAssembler._slot_for,
     "OpenAIProvider._open": openai_provider.OpenAIProvider._open,
     "tool_calls_from": base.tool_calls_from,
     "parse_args": base.parse_args,
@@ -70,44 +83,45 @@ NAMED = {  # what the section points to -> the object that must exist under that
 
 
 @pytest.mark.parametrize("name", NAMED)
-def test_every_piece_named_is_pointed_to(wire, name):
-    assert f"`{name}`" in wire, f"the section no longer points to `{name}`"
+def test_every_piece_named_is_pointed_to(servers, name):
+    assert f"`{name}`" in servers.read_text(encoding="utf-8"), (
+        f"{servers.name} no longer points to `{name}`")
 
 
 # the code's numbers as each language writes them in the section's prose
 CLAIMS = {
-    "README.md": ["`MAX_ATTEMPTS` is {attempts}", "{first} s then {second} s",
+    "SERVERS.md": ["`MAX_ATTEMPTS` is {attempts}", "{first} s then {second} s",
                   "more than {wait} s (`MAX_WAIT`)", "{max_tokens} by default",
                   "({timeout} s, `TAO_TIMEOUT`)"],
-    "README.fr.md": ["`MAX_ATTEMPTS` vaut {attempts}", "{first} s puis {second} s",
+    "SERVERS.fr.md": ["`MAX_ATTEMPTS` vaut {attempts}", "{first} s puis {second} s",
                      "plus de {wait} s (`MAX_WAIT`)", "{max_tokens} par défaut",
                      "({timeout} s, `TAO_TIMEOUT`)"],
 }
-THOUSANDS = {"README.md": ",", "README.fr.md": " "}  # 1,024 and 1 024
+THOUSANDS = {"SERVERS.md": ",", "SERVERS.fr.md": " "}  # 1,024 and 1 024
 
 
-def test_the_numbers_in_the_prose_are_the_code_s(readme, wire):
+def test_the_numbers_in_the_prose_are_the_code_s(servers):
     first, second = (sdk_base.SDKProvider.retry_base * 2 ** n for n in (0, 1))
     values = {"attempts": sdk_base.MAX_ATTEMPTS, "first": f"{first:g}",
               "second": f"{second:g}", "wait": f"{sdk_base.MAX_WAIT:g}",
               "timeout": f"{sdk_base.DEFAULT_TIMEOUT:g}",
               "max_tokens": f"{defaults.DEFAULT_MAX_TOKENS:,}".replace(
-                  ",", THOUSANDS[readme.name])}
-    prose = " ".join(wire.split())
-    for claim in (c.format(**values) for c in CLAIMS[readme.name]):
-        assert claim in prose, f"{readme.name}'s section should say {claim!r}, as the code does"
+                  ",", THOUSANDS[servers.name])}
+    prose = " ".join(servers.read_text(encoding="utf-8").split())
+    for claim in (c.format(**values) for c in CLAIMS[servers.name]):
+        assert claim in prose, f"{servers.name} should say {claim!r}, as the code does"
     assert openai_provider.STOP_REASONS["length"] == "max_tokens"
 
 
-def test_pitfalls_cover_the_six_bugs(readme, wire):
-    items = re.findall(r"^\d+\. \*\*(.+?)\*\*", section(readme, "### Pitfalls"), re.M)
-    if readme.name == "README.md":  # the topics in the English's words; the twin's count
+def test_pitfalls_cover_the_six_bugs(servers, readme, wire):
+    items = re.findall(r"^\d+\. \*\*(.+?)\*\*", section(servers, "## Pitfalls"), re.M)
+    if servers.name == "SERVERS.md":  # the topics in the English's words; the twin's count
         topics = ["sent to OpenAI unchanged", "One user message per tool result",
                   "empty assistant `content: []`", "`next()` on a reply with no text",
                   "cut off at `max_tokens`", "SDK stream helper"]
         for topic in topics:
             assert any(topic in item for item in items), f"no pitfall about {topic!r}: {items}"
-    assert len(items) == 6, f"{readme.name} should list the six pitfalls: {items}"
+    assert len(items) == 6, f"{servers.name} should list the six pitfalls: {items}"
     assert "--show-wire" in wire and "--show-wire openai" in wire
 
 
@@ -126,11 +140,12 @@ def edit(path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def test_the_checker_passes_the_readme_as_it_is(copy):
-    readme = README.read_text(encoding="utf-8")
-    assert stale_excerpts(readme, copy / "stage", copy) == []
-    assert re.search(r"^`shared/[\w/]+\.py`:\n```python", readme, re.M), (
-        "the README quotes nothing from shared/, so the checks below prove little")
+def test_the_checker_passes_the_pages_as_they_are(copy):
+    for page in (README, SERVERS):
+        assert stale_excerpts(page.read_text(encoding="utf-8"), copy / "stage", copy) == []
+    quoted = re.search(r"^`shared/[\w/]+\.py`:\n```python", SERVERS.read_text(encoding="utf-8"),
+                       re.M)
+    assert quoted, "SERVERS.md quotes nothing from shared/, so the checks below prove little"
 
 
 @pytest.mark.parametrize("where, old, new", [
@@ -142,7 +157,8 @@ def test_the_checker_passes_the_readme_as_it_is(copy):
 ])
 def test_a_quoted_line_changed_in_the_code_is_caught(copy, where, old, new):
     edit(copy / where, old, new)
-    problems = stale_excerpts(README.read_text(encoding="utf-8"), copy / "stage", copy)
+    page = SERVERS if where.startswith("shared/") else README
+    problems = stale_excerpts(page.read_text(encoding="utf-8"), copy / "stage", copy)
     named = where if where.startswith("shared/") else "the stage"
     assert any(f"not in {named} any more" in p for p in problems), (
         f"changing a quoted line of {where} went unnoticed: {problems}")

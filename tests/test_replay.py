@@ -335,7 +335,7 @@ def with_session(path: Path, session: dict) -> Path:
 
 
 @pytest.mark.parametrize("option", ["--record", "--save-trace", "--rec", "--html",
-                                    "--model", "--provider"])
+                                    "--model", "--provider", "--workspace", "--unconfined"])
 def test_a_recording_holding_an_option_a_replay_must_not_pass_is_refused(option, tmp_path):
     """The options a session keeps are an allowlist: a recording that holds anything else
     (a file to write, a model, an abbreviation) is refused whole, and nothing is written."""

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 import pytest
 from helpers import ROOT, STAGE_DIRS, with_twins
 
+import tao as cli
+from tao.stage_diff import changed_files
+
 # Changed code lines between consecutive stages. A step that teaches one idea stays within
 # MAX_STEP. A larger one says so in its README, on a line `Larger step (N changed lines):`
 # that gives its size and its reason, so a learner knows before reading the diff; N must
-# be the size (within STALE lines: the README grows stale, the test says so), and no step
-# may pass MAX_LARGER_STEP: past that the stage teaches two things and must be split.
-# The French twin says the same on its own line, `Étape plus longue (N lignes de code
-# modifiées) :`, and its N is checked the same way.
-MIN_STEP, MAX_STEP, MAX_LARGER_STEP, STALE = 15, 80, 180, 10
+# be the size `tao diff NN` prints (one measure: changed code lines, blank lines not
+# counted), and no step may pass MAX_LARGER_STEP: past that the stage teaches two things
+# and must be split. The French twin says the same on its own line, `Étape plus longue
+# (N lignes de code modifiées) :`, and its N is checked the same way.
+MIN_STEP, MAX_STEP, MAX_LARGER_STEP = 15, 80, 180
 LARGER_STEP = {
     "README.md": re.compile(r"^Larger step \((\d+) changed lines\):", re.M),
     "README.fr.md": re.compile(r"^Étape plus (?:longue|grande) \((\d+) lignes (?:de code )?"
@@ -31,13 +33,9 @@ def code_files(folder):
 
 
 def changed_lines(old, new) -> int:
-    a, b = code_files(old), code_files(new)
-    total = 0
-    for name in a.keys() | b.keys():
-        for line in difflib.unified_diff(a.get(name, []), b.get(name, []), n=0, lineterm=""):
-            if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip():
-                total += 1
-    return total
+    """The step's size as `tao diff` counts it (its one measure: changed code lines,
+    blank lines not counted), so the README and `tao diff NN` say the same number."""
+    return sum(sum(diff.counts()) for diff in changed_files(old, new) if not diff.is_doc)
 
 
 @pytest.mark.parametrize("path", with_twins([ROOT / "README.md"]), ids=lambda p: p.name)
@@ -82,10 +80,24 @@ def test_consecutive_stages_differ_by_a_readable_step(pair):
                               f"'{SAY_LARGER_STEP[readme.name].format(n=n)} ...'")
         if declared:
             said = int(declared.group(1))
-            assert said - STALE <= n <= said, f"{step}, but its {readme.name} says {said}"
+            assert said == n, f"{step}, but its {readme.name} says {said}: write {n}"
             assert n > MAX_STEP, f"{step}: within the budget, so {readme.name} needs no such line"
     assert n <= MAX_LARGER_STEP, f"{step}, past {MAX_LARGER_STEP}: it teaches two things"
     assert n >= MIN_STEP, f"{old.name} -> {new.name} changes only {n} lines: is it a stage?"
+
+
+@pytest.mark.parametrize("folder", STAGE_DIRS[1:], ids=lambda p: p.name)
+def test_a_readme_and_tao_diff_give_a_step_the_same_size(folder, capsys):
+    assert cli.main(["diff", folder.name[:2], "--stat"]) == 0
+    printed = re.search(r"^  code: (\d+) changed lines \(\+\d+ -\d+\)", capsys.readouterr().out,
+                        re.M)
+    assert printed, "tao diff --stat no longer prints the step's size"
+    for readme in with_twins([folder / "README.md"]):
+        declared = LARGER_STEP[readme.name].search(readme.read_text(encoding="utf-8"))
+        if declared:
+            assert declared.group(1) == printed.group(1), (
+                f"{folder.name}/{readme.name} says {declared.group(1)} changed lines, "
+                f"`tao diff {folder.name[:2]}` prints {printed.group(1)}")
 
 
 # a python fence, optionally right under a line that names its file: `shared/x.py`:
@@ -112,9 +124,11 @@ def stale_excerpts(readme: str, folder, root=ROOT) -> list[str]:
 
 @pytest.mark.parametrize("folder", STAGE_DIRS, ids=lambda p: p.name)
 def test_readme_code_excerpts_match_the_stage_code(folder):
-    for path in with_twins([folder / "README.md"]):
+    assert FENCE.search((folder / "README.md").read_text(encoding="utf-8")), (
+        f"{folder.name}/README.md shows no code from the stage")
+    pages = sorted(p for p in folder.glob("*.md") if not p.name.endswith(".fr.md"))
+    for path in with_twins(pages):  # the README, and the pages it links for the details
         readme, where = path.read_text(encoding="utf-8"), f"{folder.name}/{path.name} "
-        assert FENCE.search(readme), f"{where}shows no code from the stage"
         problems = stale_excerpts(readme, folder)
         assert not problems, where + f"\n{where}".join(problems)
 

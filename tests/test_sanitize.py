@@ -19,6 +19,7 @@ from shared.providers.sanitize import (
     sendable,
     sendable_args,
     tool_name,
+    unique_id,
     usage_count,
     usage_counts,
 )
@@ -98,6 +99,22 @@ def test_call_id_gives_a_taken_id_a_new_valid_one_each_time():
     assert len(set(ids)) == 12 and all(VALID_ID.match(i) for i in ids)
     # the id, cut to leave room, then _2, _3...: still under OpenAI's 40 characters
     assert ids[:3] == ["c" * 40, "c" * 34 + "_2", "c" * 34 + "_3"]
+
+
+def test_a_call_with_no_id_gets_a_numbered_one_from_1():
+    taken: set = set()
+    assert [unique_id("", taken) for _ in range(3)] == ["call_tao_1", "call_tao_2",
+                                                        "call_tao_3"]
+    assert taken == {"call_tao_1", "call_tao_2", "call_tao_3"}
+
+
+def test_a_made_up_id_is_never_one_to_avoid_but_an_id_given_is_kept():
+    # `avoid`: the ids a server gave later calls of the same reply
+    assert unique_id("a", set(), avoid={"a"}) == "a"  # free: the call keeps its own
+    assert unique_id("a", {"a"}, avoid={"a_2"}) == "a_3"
+    cut = "x" * 34  # a long id is cut before its number, whichever way the two sort
+    assert unique_id("x" * 40, {"x" * 40}, avoid={cut + "_2"}) == cut + "_3"
+    assert unique_id("", set(), avoid={"call_tao_1"}) == "call_tao_2"
 
 
 def round_of(*ids, words=("a",)):

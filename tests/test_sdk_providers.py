@@ -1,5 +1,7 @@
-"""The SDK-backed providers, end to end: the real SDKs against a local fake API that
-streams the documented events and refuses malformed requests as the real API does."""
+"""The SDK-backed providers: first in this process, on a stand-in SDK (the request each
+API is sent, the events of a stream in, one Reply out); then end to end, the real SDKs
+against a local fake API that streams the documented events and refuses malformed
+requests as the real API does."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import json
 
 import pytest
 from fake_api import (
+    SSE,
     FakeAPI,
     HTTPError,
     anthropic_stream,
@@ -18,9 +21,20 @@ from fake_api import (
 )
 from fake_api.rules import FLAVOURS
 
-from shared.providers import ProviderError, Tool
-from shared.providers.anthropic_provider import AnthropicProvider
-from shared.providers.openai_provider import OpenAIProvider, ollama
+from shared.providers import Options, ProviderError, Reasoning, Reply, Tool
+from shared.providers.anthropic_provider import (
+    AnthropicProvider,
+    anthropic_tool_choice,
+    to_anthropic,
+)
+from shared.providers.openai_provider import (
+    OpenAIProvider,
+    error_text,
+    ollama,
+    openai_tool_choice,
+    to_openai,
+    usage_from,
+)
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
 
@@ -47,6 +61,481 @@ def stream(kind, *args, **kwargs):
 def ask(text="hi"):
     """A one-message history."""
     return [{"role": "user", "content": text}]
+
+
+# ---------------------------------------------------------------- in this process
+# The providers on a stand-in SDK (fake_api/sdk.py): the request each API is sent, and
+# the events of a stream in, one Reply out, without paying for the real SDKs' start-up
+# (a mutation run of the provider modules stops at the first failure, so these go first).
+# End to end, the real SDKs against the fake API, further down.
+
+TOOL = Tool("calculator", "Arithmetic.", {"type": "object", "properties": {}}, str)
+
+
+def stand_in(kind, model=None, **kwargs):
+    """The real provider of this kind on the stand-in SDK (the `sdk` fixture)."""
+    if kind == "anthropic":
+        return AnthropicProvider(model or "claude-test", api_key=KEY, **kwargs)
+    return OpenAIProvider(model or "gpt-test", api_key=KEY, **kwargs)
+
+
+def events_of(kind, events) -> SSE:
+    """A stream of these event payloads: Anthropic's named by their type."""
+    return SSE([(e.get("type") if kind == "anthropic" and isinstance(e, dict) else None, e)
+                for e in events])
+
+
+def assembled(sdk, kind, events, **kwargs):
+    """(what the turn yielded before its Reply, the Reply) for a stream of `events`."""
+    sdk.queue(events_of(kind, events))
+    out = list(stand_in(kind, **kwargs).turn(ask(), "", ()))
+    assert isinstance(out[-1], Reply) and not any(isinstance(o, Reply) for o in out[:-1])
+    return out[:-1], out[-1]
+
+
+def outcome(sdk, kind, events, then=None) -> tuple[str, int]:
+    """(the one-line error the turn ended in, '' if none; the requests it sent) for a
+    stream of `events`; if the turn tries once more (at once), it gets `then`, a good
+    stream unless given."""
+    good = anthropic_stream(["ok"]) if kind == "anthropic" else openai_stream(["ok"])
+    sdk.queue(events_of(kind, events), good if then is None else events_of(kind, then))
+    before = len(sdk.requests)
+    provider = stand_in(kind, max_retries=1)
+    provider.retry_base = 0  # the one retry at once
+    provider.on_notice = lambda note: None
+    try:
+        provider.call(ask())
+    except ProviderError as exc:
+        sdk.responses.clear()  # the good stream, if the turn never asked for it
+        return str(exc), len(sdk.requests) - before
+    return "", len(sdk.requests) - before
+
+
+# ---- Anthropic's events
+
+
+def start(usage=None):
+    return {"type": "message_start", "message": {"usage": usage or {"input_tokens": 7}}}
+
+
+def text(t, index=0):
+    return {"type": "content_block_delta", "index": index,
+            "delta": {"type": "text_delta", "text": t}}
+
+
+def tool_start(index, call_id, name, given=None):
+    block = {"type": "tool_use", "id": call_id, "name": name}
+    if given is not None:
+        block["input"] = given
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def args(index, partial):
+    return {"type": "content_block_delta", "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": partial}}
+
+
+def finish(stop="end_turn", output=5):
+    return [{"type": "message_delta", "delta": {"stop_reason": stop},
+             "usage": {"output_tokens": output}}, {"type": "message_stop"}]
+
+
+def test_anthropic_text_and_thinking_arrive_apart_in_order(sdk):
+    thinking = {"type": "content_block_delta", "index": 0,
+                "delta": {"type": "thinking_delta", "thinking": "hmm"}}
+    shown, reply = assembled(sdk, "anthropic", [start(), thinking, text("Hel"), text("lo"),
+                                                *finish()])
+    assert shown == ["hmm", "Hel", "lo"] and isinstance(shown[0], Reasoning)
+    assert (reply.text, reply.reasoning) == ("Hello", "hmm")
+    assert (reply.stop_reason, reply.usage) == ("end_turn", {"input_tokens": 7,
+                                                             "output_tokens": 5})
+
+
+def test_anthropic_tool_calls_assemble_by_block_index_in_order(sdk):
+    events = [start(), text("Let me."), tool_start(1, "tu_1", "calculator"),
+              tool_start(2, "tu_2", "clock"), args(1, '{"expr'), args(2, "{}"),
+              args(1, 'ession": "1+1"}'), *finish("tool_use")]
+    _, reply = assembled(sdk, "anthropic", events)
+    assert [(c.id, c.name, c.args) for c in reply.tool_calls] == [
+        ("tu_1", "calculator", {"expression": "1+1"}), ("tu_2", "clock", {})]
+    assert reply.stop_reason == "tool_use" and reply.text == "Let me."
+
+
+def test_anthropic_input_sent_whole_in_the_start_block_is_used_only_without_streamed_input(
+        sdk):
+    events = [start(), tool_start(0, "a", "calculator", {"expression": "2*3"}),
+              tool_start(1, "b", "calculator", {"expression": "ignored"}),
+              args(1, '{"expression": "4"}'), tool_start(2, "c", "clock", {}),
+              tool_start(3, "d", "clock"), args(3, '{"zone": "UTC"}'),
+              tool_start(4, "e", "clock", {"zone": "CET"}), args(4, "  "), *finish("tool_use")]
+    _, reply = assembled(sdk, "anthropic", events)
+    assert [c.args for c in reply.tool_calls] == [
+        {"expression": "2*3"}, {"expression": "4"}, {}, {"zone": "UTC"}, {"zone": "CET"}]
+    assert not any(c.error for c in reply.tool_calls)
+
+
+def test_anthropic_cache_counts_are_kept_when_the_cache_did_something(sdk):
+    usage = {"input_tokens": 3, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": 1500}
+    _, reply = assembled(sdk, "anthropic", [start(usage), *finish()])
+    assert reply.usage == {"input_tokens": 3, "cache_creation_input_tokens": 1500,
+                           "output_tokens": 5}
+    usage = {"input_tokens": 3, "cache_read_input_tokens": 1400}
+    _, reply = assembled(sdk, "anthropic", [start(usage), *finish()])
+    assert reply.usage["cache_read_input_tokens"] == 1400
+
+
+def test_anthropic_usage_counts_that_are_not_numbers_are_left_out(sdk):
+    events = [start({"input_tokens": "many"}),
+              {"type": "message_delta", "delta": {}, "usage": {"output_tokens": None}},
+              {"type": "message_stop"}]
+    _, reply = assembled(sdk, "anthropic", events)
+    assert reply.usage == {} and reply.stop_reason == "end_turn"
+
+
+def test_anthropic_stop_reason_is_the_last_one_given_and_kept_as_text(sdk):
+    events = [start(), {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}},
+              {"type": "message_delta", "delta": {"stop_reason": None}},
+              {"type": "message_stop"}]
+    assert assembled(sdk, "anthropic", events)[1].stop_reason == "max_tokens"
+    events = [start(), {"type": "message_delta", "delta": {"stop_reason": 7}},
+              {"type": "message_stop"}]
+    assert assembled(sdk, "anthropic", events)[1].stop_reason == "7"
+
+
+def test_anthropic_events_and_deltas_it_does_not_use_are_passed_over(sdk):
+    # a thinking block ends with a signature_delta; the API may add event types later
+    signature = {"type": "content_block_delta", "index": 0,
+                 "delta": {"type": "signature_delta", "signature": "EqQBCgIYAh"}}
+    citation = {"type": "content_block_delta", "index": 0,
+                "delta": {"type": "citations_delta", "citation": {"cited_text": "x"}}}
+    unknown = [{"type": "annotation", "index": 0}, {"type": "zzz_new_event"},
+               {"type": "ping"}, {"type": "content_block_stop", "index": 0}]
+    searched = {"type": "content_block_start", "index": 1, "content_block": {
+        "type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}}
+    shown, reply = assembled(sdk, "anthropic", [start(), signature, citation, *unknown,
+                                                searched, text("ok"), *finish()])
+    assert shown == ["ok"] and (reply.text, reply.reasoning) == ("ok", "")
+    assert reply.tool_calls == []  # a server tool's result is no call for the loop to run
+
+
+def test_anthropic_a_stream_without_message_stop_is_broken_off_and_retried(sdk):
+    assert outcome(sdk, "anthropic", [start(), *finish()[:1]]) == ("", 2)
+
+
+def test_anthropic_events_after_message_stop_are_not_read(sdk):
+    _, reply = assembled(sdk, "anthropic", [start(), text("a"), *finish(), text("b")])
+    assert reply.text == "a"
+
+
+def test_anthropic_an_error_event_is_retried_and_a_wrong_shape_is_not(sdk):
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+    assert outcome(sdk, "anthropic", [start(), error]) == ("", 2)
+    said, sent = outcome(sdk, "anthropic", [start(), error], then=[start(), error])
+    assert sent == 2 and "error in the stream: busy" in said
+    said, sent = outcome(sdk, "anthropic", [start(), {"type": "content_block_delta"}])
+    assert sent == 1 and "unexpected shape" in said
+
+
+@pytest.mark.parametrize("odd", [
+    {"type": "content_block_delta", "index": 0},  # no delta: a KeyError inside
+    {"type": "message_start", "message": "not an object"},  # an AttributeError inside
+    {"type": "content_block_delta", "index": 0,  # arguments that are a number: a TypeError
+     "delta": {"type": "input_json_delta", "partial_json": 5}}])
+def test_anthropic_an_event_of_any_unexpected_shape_is_one_line_not_retried(sdk, odd):
+    said, sent = outcome(sdk, "anthropic", [tool_start(0, "a", "clock"), odd, *finish()])
+    assert sent == 1 and "an event of an unexpected shape" in said
+
+
+def test_anthropic_events_name_themselves_on_the_wire(sdk):
+    assert stand_in("anthropic").wire_kind({"type": "ping"}) == "ping"
+    assert stand_in("anthropic").wire_kind({}) == ""
+
+
+# ---- Anthropic's request
+
+
+def test_anthropic_request_carries_system_and_tools_only_when_given(sdk):
+    bare = stand_in("anthropic", max_tokens=321).request([{"role": "user", "content": "hi"}])
+    assert "system" not in bare and "tools" not in bare
+    assert (bare["model"], bare["max_tokens"], bare["stream"]) == ("claude-test", 321, True)
+    assert bare["messages"] == [{"role": "user", "content": "hi"}]
+    full = stand_in("anthropic").request([{"role": "user", "content": "hi"}], "Be brief.",
+                                         (TOOL,))
+    assert full["system"] == [{"type": "text", "text": "Be brief."}]
+    assert full["tools"] == [{"name": "calculator", "description": "Arithmetic.",
+                              "input_schema": TOOL.schema}]
+
+
+def test_anthropic_options_override_only_what_they_set_and_leave_the_request_alone(sdk):
+    provider = stand_in("anthropic", max_tokens=100)
+    params = provider.request([{"role": "user", "content": "hi"}], tools=(TOOL,))
+    assert provider.with_options(params, Options()) == params
+    changed = provider.with_options(params, Options(max_tokens=9, tool_choice="required",
+                                                    stop=("END", "STOP")))
+    assert (changed["max_tokens"], changed["tool_choice"], changed["stop_sequences"]) == (
+        9, {"type": "any"}, ["END", "STOP"])
+    assert params["max_tokens"] == 100 and "tool_choice" not in params
+    no_tools = provider.request([{"role": "user", "content": "hi"}])
+    assert "tool_choice" not in provider.with_options(no_tools, Options(tool_choice="auto"))
+
+
+@pytest.mark.parametrize(("choice", "shape"), [
+    ("auto", {"type": "auto"}), ("none", {"type": "none"}), ("required", {"type": "any"}),
+    ("calculator", {"type": "tool", "name": "calculator"})])
+def test_anthropic_tool_choice_in_its_own_words(choice, shape):
+    typed = "".join(list(choice))  # as typed on a command line: a new string, not the literal
+    assert anthropic_tool_choice(typed) == shape
+
+
+ROUND = [
+    {"role": "user", "content": "2+2 and 3+3?"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "a", "name": "calculator", "args": {"expression": "2+2"}},
+        {"id": "b", "name": "calculator", "args": None}]},
+    {"role": "tool", "tool_call_id": "a", "content": 4},
+    {"role": "tool", "tool_call_id": "b", "content": "6"},
+    {"role": "user", "content": "thanks"},
+    {"role": "assistant", "content": ""},
+    {"role": "assistant", "content": "You're welcome."},
+    {"role": "user", "content": "bye"},
+]
+
+
+def loaded(messages):
+    """`messages` as a history read back from a file: equal strings, not the same objects."""
+    return json.loads(json.dumps(messages))
+
+
+def test_anthropic_messages_group_a_round_s_results_in_one_user_turn():
+    out = to_anthropic(loaded(ROUND))
+    assert out == to_anthropic(ROUND)
+    assert [m["role"] for m in out] == ["user", "assistant", "user", "assistant", "user"]
+    assert out[1]["content"] == [
+        {"type": "tool_use", "id": "a", "name": "calculator", "input": {"expression": "2+2"}},
+        {"type": "tool_use", "id": "b", "name": "calculator", "input": {}}]
+    assert out[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "a", "content": "4"},
+        {"type": "tool_result", "tool_use_id": "b", "content": "6"},
+        {"type": "text", "text": "thanks"}]
+    assert out[3]["content"] == [{"type": "text", "text": "You're welcome."}]
+    assert out[4] == {"role": "user", "content": "bye"}
+
+
+def test_anthropic_a_result_after_a_plain_user_turn_starts_its_own_turn():
+    out = to_anthropic([{"role": "user", "content": "hi"},
+                        {"role": "tool", "tool_call_id": "x", "content": "r"}])
+    assert len(out) == 2 and out[1]["content"][0]["tool_use_id"] == "x"
+
+
+@pytest.mark.parametrize("role", ["agent", "narrator", "visitor"])
+def test_both_apis_refuse_a_role_they_do_not_know(role):
+    with pytest.raises(ProviderError):
+        to_anthropic([{"role": role, "content": "once upon a time"}])
+    with pytest.raises(ProviderError):
+        to_openai([{"role": role, "content": "once upon a time"}])
+
+
+def test_a_key_missing_is_said_before_any_sdk_is_imported_whatever_the_model(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for cls in (AnthropicProvider, OpenAIProvider):
+        with pytest.raises(ProviderError):
+            cls(model="some-model")
+        with pytest.raises(ProviderError):
+            cls("some-model", max_tokens=10)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_key_given_wins_over_the_environment_s(sdk, monkeypatch, kind):
+    cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
+    monkeypatch.setenv(cls.key_var, "key-from-the-environment")
+    cls(api_key="key-given")
+    cls()
+    assert [client.api_key for client in sdk.clients] == ["key-given",
+                                                          "key-from-the-environment"]
+
+
+def test_a_local_server_named_in_the_environment_needs_no_key(sdk, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    provider = OpenAIProvider()
+    client = sdk.clients[-1]
+    assert provider.base_url == client.base_url == "http://127.0.0.1:8080/v1" and client.api_key
+    OpenAIProvider(base_url="http://127.0.0.1:9/v1")
+    assert sdk.clients[-1].base_url == "http://127.0.0.1:9/v1"  # the one given wins
+
+
+def test_anthropic_a_model_the_api_does_not_know_is_not_available(sdk):
+    sdk.models = ["claude-known"]
+    assert stand_in("anthropic", model="claude-known").model_available() is True
+    assert stand_in("anthropic", model="claude-unknown").model_available() is False
+
+
+# ---- OpenAI's chunks
+
+
+def chunk(delta=None, finish_reason=None, **extra):
+    return {"choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}],
+            **extra}
+
+
+USAGE = {"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 4}}
+
+
+def test_openai_text_reasoning_and_usage_on_its_own_chunk(sdk):
+    events = [chunk({"reasoning_content": "think"}), chunk({"reasoning": "more"}),
+              chunk({"content": "Hi"}), chunk({"content": " there"}),
+              chunk(finish_reason="stop"), USAGE]
+    shown, reply = assembled(sdk, "openai", events)
+    assert shown == ["think", "more", "Hi", " there"]
+    assert [type(s) is Reasoning for s in shown] == [True, True, False, False]
+    assert (reply.text, reply.reasoning, reply.stop_reason) == ("Hi there", "thinkmore",
+                                                               "end_turn")
+    assert reply.usage == {"input_tokens": 11, "output_tokens": 4}
+
+
+@pytest.mark.parametrize(("finish_reason", "stop"), [
+    ("stop", "end_turn"), ("tool_calls", "tool_use"), ("length", "max_tokens"),
+    ("content_filter", "content_filter")])
+def test_openai_finish_reasons_become_tao_s_stop_reasons(sdk, finish_reason, stop):
+    _, reply = assembled(sdk, "openai", [chunk({"content": "x"}),
+                                         chunk(finish_reason=finish_reason)])
+    assert reply.stop_reason == stop
+
+
+@pytest.mark.parametrize("said", ["stop", "end_turn"])
+def test_openai_tool_calls_ended_with_stop_are_a_tool_use_turn(sdk, said):
+    whole = {"index": 0, "id": "c1", "function": {"name": "calculator",
+                                                  "arguments": '{"expression": "1"}'}}
+    events = [chunk({"tool_calls": [whole]}), chunk(finish_reason=said)]
+    _, reply = assembled(sdk, "openai", events)
+    assert reply.stop_reason == "tool_use" and reply.tool_calls[0].args == {"expression": "1"}
+    events[-1] = chunk(finish_reason="length")  # a call cut off is no call to run
+    assert assembled(sdk, "openai", events)[1].stop_reason == "max_tokens"
+
+
+def test_openai_a_refusal_is_the_answer_shown_and_the_stop_reason(sdk):
+    shown, reply = assembled(sdk, "openai", [chunk({"refusal": "I can't help."}),
+                                             chunk(finish_reason="stop")])
+    assert shown == ["I can't help."] and reply.text == "I can't help."
+    assert reply.stop_reason == "refusal"
+
+
+def test_openai_only_the_first_choice_is_read(sdk):
+    two = {"choices": [{"delta": {"content": "one"}, "finish_reason": "stop"},
+                       {"delta": {"content": "two"}, "finish_reason": "length"}]}
+    _, reply = assembled(sdk, "openai", [two])
+    assert (reply.text, reply.stop_reason) == ("one", "end_turn")
+
+
+def test_openai_usage_on_the_finish_chunk_counts_and_no_usage_says_so(sdk):
+    events = [chunk({"content": "x"}, "stop", usage={"prompt_tokens": 2,
+                                                    "completion_tokens": 1})]
+    assert assembled(sdk, "openai", events)[1].usage == {"input_tokens": 2,
+                                                         "output_tokens": 1}
+    assert assembled(sdk, "openai", [chunk(finish_reason="stop")])[1].usage == {
+        "not_reported": True}
+
+
+def test_openai_a_stream_without_finish_reason_is_broken_off_and_retried(sdk):
+    assert outcome(sdk, "openai", [USAGE]) == ("", 2)
+
+
+def test_openai_an_error_chunk_is_retried_and_a_wrong_shape_is_not(sdk):
+    crashed = {"error": {"message": "model crashed"}}
+    assert outcome(sdk, "openai", [crashed]) == ("", 2)
+    said, sent = outcome(sdk, "openai", [crashed], then=[crashed])
+    assert sent == 2 and "error in the stream: model crashed" in said
+    said, sent = outcome(sdk, "openai", [chunk({"content": 5}), chunk(finish_reason="stop")])
+    assert sent == 1 and "unexpected shape" in said
+    assert error_text({"message": "m"}) == "m" and error_text("plain") == "plain"
+    assert error_text({"code": 1}) == {"code": 1}
+
+
+@pytest.mark.parametrize("odd", [
+    ["a", "list"],  # not an object: an AttributeError inside
+    {"choices": [{"delta": "text, not an object"}]},  # likewise
+    {"choices": [{"delta": {"content": 5}}]},  # a TypeError inside
+    {"choices": [{"delta": {"tool_calls": ["not a fragment"]}}]}])
+def test_openai_a_chunk_of_any_unexpected_shape_is_one_line_not_retried(sdk, odd):
+    said, sent = outcome(sdk, "openai", [odd, chunk(finish_reason="stop")])
+    assert sent == 1 and "a chunk of an unexpected shape" in said
+
+
+def test_openai_a_finish_reason_that_is_not_text_is_kept_as_text(sdk):
+    _, reply = assembled(sdk, "openai", [chunk({"content": "x"}, finish_reason=["stop"])])
+    assert reply.stop_reason == '["stop"]'
+
+
+# ---- OpenAI's usage
+
+
+def test_openai_cached_prompt_tokens_move_out_of_the_input_count():
+    usage = {"prompt_tokens": 1000, "completion_tokens": 5,
+             "prompt_tokens_details": {"cached_tokens": 800}}
+    assert usage_from(usage) == {"input_tokens": 200, "output_tokens": 5,
+                                 "cache_read_input_tokens": 800}
+    usage["prompt_tokens_details"] = {"cached_tokens": 0}
+    assert usage_from(usage) == {"input_tokens": 1000, "output_tokens": 5}
+    usage["prompt_tokens_details"] = {"cached_tokens": 1200}  # a server's odd arithmetic
+    assert usage_from(usage)["input_tokens"] == 0
+    only_cache = {"prompt_tokens_details": {"cached_tokens": 3}}
+    assert usage_from(only_cache) == {"cache_read_input_tokens": 3}
+    assert usage_from(None) == {} and usage_from({"prompt_tokens_details": "x"}) == {}
+
+
+# ---- OpenAI's request
+
+
+def test_openai_request_puts_the_system_first_and_asks_for_usage_while_it_may(sdk):
+    provider = stand_in("openai", max_tokens=55)
+    params = provider.request([{"role": "user", "content": "hi"}], "Be brief.", (TOOL,))
+    assert params["messages"] == [{"role": "system", "content": "Be brief."},
+                                  {"role": "user", "content": "hi"}]
+    assert params["stream"] is True and params["stream_options"] == {"include_usage": True}
+    assert params["tools"] == [{"type": "function", "function": {
+        "name": "calculator", "description": "Arithmetic.", "parameters": TOOL.schema}}]
+    provider.include_usage = False
+    bare = provider.request([{"role": "user", "content": "hi"}])
+    assert "stream_options" not in bare and "tools" not in bare
+    assert bare["messages"] == [{"role": "user", "content": "hi"}]
+
+
+def test_openai_options_override_only_what_they_set_and_leave_the_request_alone(sdk):
+    provider = stand_in("openai")
+    params = provider.request([{"role": "user", "content": "hi"}], tools=(TOOL,))
+    assert provider.with_options(params, Options()) == params
+    changed = provider.with_options(params, Options(tool_choice="calculator", stop="END"))
+    assert changed["tool_choice"] == {"type": "function", "function": {"name": "calculator"}}
+    assert changed["stop"] == ["END"] and "stop" not in params
+    provider.takes_stop = False
+    assert "stop" not in provider.with_options(params, Options(stop="END"))
+    no_tools = provider.request([{"role": "user", "content": "hi"}])
+    assert "tool_choice" not in provider.with_options(no_tools, Options(tool_choice="auto"))
+
+
+@pytest.mark.parametrize("choice", ["auto", "none", "required"])
+def test_openai_tool_choice_words_pass_as_they_are(choice):
+    assert openai_tool_choice("".join(list(choice))) == choice
+
+
+def test_openai_messages_carry_arguments_as_json_text_and_skip_empty_turns():
+    out = to_openai(loaded(ROUND))
+    assert out == to_openai(ROUND)
+    assert [m["role"] for m in out] == ["user", "assistant", "tool", "tool", "user",
+                                        "assistant", "user"]
+    calls = out[1]["tool_calls"]
+    assert out[1]["content"] == "" and [json.loads(c["function"]["arguments"])
+                                        for c in calls] == [{"expression": "2+2"}, {}]
+    assert [(c["id"], c["type"], c["function"]["name"]) for c in calls] == [
+        ("a", "function", "calculator"), ("b", "function", "calculator")]
+    assert out[2] == {"role": "tool", "tool_call_id": "a", "content": "4"}
+    assert out[5] == {"role": "assistant", "content": "You're welcome."}
+    with pytest.raises(ProviderError):
+        to_openai([{"role": "narrator", "content": "x"}])
+
+
+# ---------------------------------------------------------------- end to end
+# The real SDKs against the fake API on 127.0.0.1.
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -14,7 +14,7 @@ import json
 import re
 
 import pytest
-from helpers import STAGE_DIRS, load_stage, run_stage
+from helpers import STAGE_DIRS, load_stage, readme_section, run_stage, stage_dir, with_twins
 
 from shared.providers import Reply, ScriptedProvider, ToolCall
 from tao.stage_verbs import DEMOS
@@ -136,8 +136,35 @@ def check_10(out):
     assert "turn ended: completed" in out
 
 
+def check_11(out):
+    """Files listed and searched together, one exact edit, a path outside refused."""
+    assert re.search(r"^workspace: \S+tao-workspace-\w+ \(a fresh copy of sample/\)$", out, re.M)
+    spans = re.findall(r"^\s*(list_dir|grep)\s+[\d.]+ →", out, re.M)
+    assert sorted(spans) == ["grep", "list_dir"], f"both reads should run in one reply: {spans}"
+    assert observations(out, "grep")[0].startswith("wordfreq.py:9:"), observations(out, "grep")
+    assert observations(out, "edit_file") == ["edited wordfreq.py: 1 replacement"]
+    refused = observations(out, "read_file")
+    assert refused and all("leads outside the workspace" in r for r in refused), refused
+
+
+def check_12(out):
+    """The shell says which wall applied; a command runs the tests, and one outside fails."""
+    from shared.sandbox import find_wall
+
+    wall, _ = find_wall()
+    if wall is None:
+        assert "shell: not offered" in out and "act · run" not in out
+        return
+    assert f"shell: {wall.name}" in out.splitlines(), "the trace must say which wall applied"
+    ran, outside = observations(out, "run")
+    assert ran == "exit 0", f"the sample's tests should pass inside the wall: {ran}"
+    assert re.search(r"cat: /etc/shadow: (No such file or directory|Permission denied)", out)
+    assert "root:" not in out, "/etc/shadow was read"
+
+
 CHECKS = {"01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
-          "06": check_06, "07": check_07, "08": check_08, "09": check_09, "10": check_10}
+          "06": check_06, "07": check_07, "08": check_08, "09": check_09, "10": check_10,
+          "11": check_11, "12": check_12}
 
 
 def test_every_stage_has_a_demo_and_a_check_of_what_it_shows():
@@ -320,3 +347,64 @@ def test_stage10_readme_timeout_demos_ask_for_the_calls_they_describe(question, 
     tools = load_stage("10", "tools").TOOLS
     reply = OfflineProvider().call([{"role": "user", "content": question}], "", tools)
     assert [(c.name, c.args) for c in reply.tool_calls] == planned
+
+
+# -------------------------------------------------- stage 08's screen, as its README shows it
+
+STAGE08 = stage_dir("08") / "README.md"
+SNIP_DEMO = ["how many words are in 'to be or not to be'?", "what is 6 * 7?",
+             "what exactly did the wordcount tool return?"]
+SECONDS = re.compile(r"\d+\.\d\d s\b")
+
+
+def text_fence(readme, heading: str) -> list[str]:
+    """The lines of the ```text block in a README section."""
+    block = re.search(r"```text\n(.*?)```", readme_section(readme, heading), re.S)
+    assert block, f"{readme.name}'s '{heading}' shows no ```text block"
+    return block.group(1).splitlines()
+
+
+@pytest.mark.parametrize("readme", with_twins([STAGE08]), ids=lambda p: p.name)
+def test_stage08_readme_shows_the_cost_of_snipping_as_the_stage_prints_it(readme):
+    section = readme_section(readme, "### What snipping costs")
+    assert all(f"*{question}*" in section for question in SNIP_DEMO), "ask what the test runs"
+    assert "`--budget 250`" in section
+    out = run_stage("08", "--budget", "250", stdin="\n".join(SNIP_DEMO) + "\n", COLUMNS=WIDE)
+    printed = out.stdout.splitlines()
+    for line in text_fence(readme, "### What snipping costs"):
+        assert line in printed, f"the README shows {line!r}; stage 08 printed:\n{out.stdout}"
+
+
+@pytest.mark.parametrize("readme", with_twins([STAGE08]), ids=lambda p: p.name)
+def test_stage08_readme_says_what_each_token_count_counts_with_real_numbers(readme):
+    out = run_stage("08", stdin=SNIP_DEMO[0] + "\n", COLUMNS=WIDE)
+    printed = [SECONDS.sub("0.00 s", line) for line in out.stdout.splitlines()]
+    shown = text_fence(readme, "## Run it")
+    for line in shown:
+        assert SECONDS.sub("0.00 s", line) in printed, f"stage 08 no longer prints {line!r}"
+    said = re.search(r"(\d+) (?:is both calls|sont les deux appels)\D+(\d+)\D+(\d+)",
+                     readme.read_text(encoding="utf-8"))
+    assert said, "the README should say what the turn's `in` adds up"
+    total, first, second = map(int, said.groups())
+    think = re.search(r"· (\d+) in /", next(line for line in shown if line.startswith("think")))
+    turn = re.search(r"(\d+) in /", next(line for line in shown if line.startswith("turn:")))
+    assert (int(think.group(1)), int(turn.group(1))) == (first, total) and total == first + second
+
+
+@pytest.mark.parametrize("readme", with_twins([stage_dir("10") / "README.md"]),
+                         ids=lambda p: p.name)
+def test_stage10_readme_demo_asks_for_the_calls_its_timeline_shows(readme):
+    # the README's question is the tour's (check_10 holds what it prints), and the offline
+    # model reads from it every argument the calls need: no query made of a stray word
+    from shared.providers import OfflineProvider
+
+    run_it = " ".join(readme_section(readme, "## Run it").split())
+    asked = re.search(r"\*(what time is it\?[^*]+)\*", run_it).group(1)
+    assert asked.lower() == " ".join(DEMOS["10"][1].split()).lower(), asked
+    tools = load_stage("10", "tools").TOOLS
+    reply = OfflineProvider().call([{"role": "user", "content": asked}], "", tools)
+    assert [c.name for c in reply.tool_calls] == ["now", "fetch", "search"]
+    quoted = re.findall(r"'([^']+)'", asked)
+    strings = [v for c in reply.tool_calls for v in c.args.values() if isinstance(v, str)]
+    assert strings and all(value in quoted for value in strings), (
+        f"the calls' text arguments should be the question's quoted text {quoted}: {strings}")

@@ -46,7 +46,7 @@ def test_header_counts_each_changed_file_code_first(two_stages, capsys):
     assert header[2][:3] == ["README.md", "+3", "-2"]  # prose last, marked as hidden
     assert "--docs" in out.splitlines()[3]
     assert "tools.py" not in out  # identical files are not listed
-    assert "code: +3 -1 lines" in out
+    assert "code: 4 changed lines (+3 -1), blank lines not counted" in out
     assert "@@" not in out and "return 2" not in out  # --stat stops at the header
 
 
@@ -84,6 +84,14 @@ def test_side_by_side_falls_back_on_a_narrow_terminal(two_stages, capsys, monkey
 def test_identical_stages_say_so(two_stages, capsys):
     out = diff(capsys, "01", "01")
     assert "identical" in out
+
+
+def test_blank_lines_are_not_counted_in_a_step():
+    # the one measure of a step, in `tao diff`, the book and the READMEs' "Larger step"
+    from tao.stage_diff import FileDiff
+
+    change = FileDiff("loop.py", ["a\n", "b\n"], ["a\n", "\n", "c\n", "   \n"])
+    assert change.counts() == (1, 1), "only `b` -> `c` is a change of code"
 
 
 # ---------------------------------------------------------------- issue 32: a file that is

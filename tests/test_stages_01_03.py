@@ -38,7 +38,8 @@ def test_stage01_help_helps():
 
 @pytest.mark.parametrize("number", ["02", "03"])
 def test_chat_keeps_history_and_ends_on_an_empty_line(number):
-    done = run_stage(number, stdin="my name is Ada\nwhat is my name?\n\nnever read\n")
+    done = run_stage(number, stdin="my name is Ada\nwhat is my name?\n\nnever read\n",
+                     COLUMNS="250")  # a streamed answer wraps at the screen's edge too
     assert done.returncode == 0, done.stderr
     assert 'Earlier you said "my name is Ada"' in done.stdout
     assert "never read" not in done.stdout

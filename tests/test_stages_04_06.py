@@ -105,7 +105,7 @@ def test_bad_calls_become_error_observations(loop, reply, expected):
 @pytest.mark.parametrize("number", ["04", "05", "06"])
 @pytest.mark.parametrize("reply", ['{"tool": "now", "args": null}', '{"tool": "now"}'])
 def test_args_null_or_left_out_is_a_call_with_no_arguments(number, reply, tmp_path):
-    # one rule in 04-06, the book's: no arguments is {}, whether "args" is null or absent
+    # one rule in 04-06: no arguments is {}, whether "args" is null or absent
     done = run_stage(number, stdin="time?\n", script=[reply, "It is noon."], tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
     act = done.stdout.split("act · now", 1)[1].split("observe · now", 1)[0]

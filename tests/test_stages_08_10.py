@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import io
+import re
 import sys
 import threading
 import time
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers, when run as
 
 # ruff: noqa: E402  (the imports below need tests/ on sys.path, set just above)
 from fake_api import FakeAPI, anthropic_stream, check_anthropic, check_openai, openai_stream
-from helpers import ROOT, load_stage, run_stage, stage_dir, with_twins
+from helpers import ROOT, STAGE_DIRS, load_stage, run_stage, stage_dir, with_twins
 
 from shared.providers import OfflineProvider, ProviderError, Reply, ScriptedProvider
 from shared.providers.anthropic_provider import AnthropicProvider, to_anthropic
@@ -151,6 +152,31 @@ def test_stage08_prepare_repairs_what_strict_apis_refuse(name, messages, expecte
         assert sent[2]["content"] == "noon" and sent[3]["content"] == CONTEXT08.MISSING_RESULT
 
 
+def stray_results() -> list[dict]:
+    """A history a crash or a resumed checkpoint can leave: one call answered twice, and
+    a result that arrives after the next user message (late)."""
+    ask = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "name": "now", "args": {}}, {"id": "c2", "name": "now", "args": {}}]}
+    return [{"role": "user", "content": "a"}, ask,
+            {"role": "tool", "tool_call_id": "c1", "name": "now", "content": "noon"},
+            {"role": "tool", "tool_call_id": "c1", "name": "now", "content": "noon again"},
+            {"role": "user", "content": "b"},
+            {"role": "tool", "tool_call_id": "c2", "name": "now", "content": "late"}]
+
+
+@pytest.mark.parametrize("number", ["08", "09", "10"])
+def test_prepare_drops_repeated_and_late_results_as_exercise_5_does(number):
+    # the repair exercise 5 asks for: each result answers, once, a call of the turn just
+    # before it; c2's late result is dropped and its call gets the stand-in instead
+    context = load_stage(number, "context")
+    messages = stray_results()
+    assert accepted(messages), "the history should start out refused"
+    sent = context.prepare(messages, 10_000)
+    assert [(m["role"], m.get("content")) for m in sent[2:]] == [
+        ("tool", "noon"), ("tool", context.MISSING_RESULT), ("user", "b")], sent
+    assert accepted(sent) is None, accepted(sent)
+
+
 def test_stage08_snipping_never_parts_a_call_from_its_result():
     turn = [{"role": "user", "content": "q" * 400},
             {"role": "assistant", "content": "", "tool_calls": [
@@ -272,9 +298,9 @@ def test_a_wrap_up_cut_off_at_the_token_limit_says_so(loop):
 
 
 @pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
-@pytest.mark.parametrize("stop", ["pause_turn", "model_context_window_exceeded",
+@pytest.mark.parametrize("stop", ["stop_sequence", "pause_turn", "model_context_window_exceeded",
                                   "a_reason_from_next_year"])
-def test_a_stop_reason_the_loop_does_not_know_runs_no_tool(loop, stop, monkeypatch):
+def test_a_stop_reason_that_is_not_an_ordinary_end_runs_no_tool(loop, stop, monkeypatch):
     ran = []
     tools = [Tool("wordcount", "count", {"type": "object"}, lambda a: ran.append(a) or "1")]
     monkeypatch.setattr(loop, "TOOLS", tools)
@@ -678,14 +704,39 @@ def test_a_server_repeating_call_ids_never_gets_the_kept_scratchpad_refused(kind
     assert second.stop_reason == "completed"
 
 
+def turn_reasons(source: str) -> set[str]:
+    """The reasons stage 09's loop can end a turn with: the word-like string constants it
+    passes to Turn, finish and wrap_up."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+                "Turn", "finish", "wrap_up"):
+            found |= {a.value for a in node.args if isinstance(a, ast.Constant)
+                      and isinstance(a.value, str) and a.value.isidentifier()}
+    return found
+
+
+@pytest.mark.parametrize("where", ["main.py", "loop.py"])
+def test_stage09_docstrings_name_every_reason_a_turn_can_end_with(where):
+    # main.py's docstring is what `tao list` and `tao tour` show of the stage
+    import ast
+
+    folder = stage_dir("09")
+    reasons = turn_reasons((folder / "loop.py").read_text(encoding="utf-8"))
+    assert len(reasons) >= 8, reasons
+    doc = ast.get_docstring(ast.parse((folder / where).read_text(encoding="utf-8")))
+    missing = sorted(r for r in reasons if not re.search(rf"\b{r}\b", doc))
+    assert not missing, f"stage 09's {where} docstring leaves out {missing}"
+
+
 # ---------------------------------------------------------------- issue 32: a wrap-up that
 # breaks off mid-stream is one answer, marked as elsewhere
 
 
-@pytest.mark.parametrize("stage", ["09", "10"])
+@pytest.mark.parametrize("stage", [d.name[:2] for d in STAGE_DIRS if d.name >= "09"])  # and on
 def test_a_wrap_up_that_breaks_off_mid_stream_is_one_answer_marked_cut_off(stage, tmp_path):
-    from helpers import run_stage
-
     script = [{"text": "", "tool_calls": [{"id": "c1", "name": "wordcount",
                                            "args": {"text": "a b"}}]},
               {"error": "the server hung up", "partial": "I counted the words and fo"}]

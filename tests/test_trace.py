@@ -91,12 +91,14 @@ def test_stream_answer_prints_as_it_goes_and_returns_the_text():
     seen_before_end = []
 
     def deltas():
-        yield "Hel"
+        yield "Hello "
+        yield "wor"  # a word shows once it is whole: it may have to start the next line
         seen_before_end.append(shown(trace))
-        yield "lo"
+        yield "ld"
 
-    assert trace.stream_answer(deltas()) == "Hello"
-    assert "Hel" in seen_before_end[0]
+    assert trace.stream_answer(deltas()) == "Hello world"
+    assert "Hello" in seen_before_end[0] and "wor" not in seen_before_end[0]
+    assert "Hello world" in shown(trace)
 
 
 def test_save_trace_writes_svg_and_html(tmp_path):
@@ -324,3 +326,29 @@ def test_ctrl_c_while_saving_still_saves_the_whole_trace(tmp_path):
     saved = (tmp_path / "t.svg").read_text(encoding="utf-8")
     assert "trace saved to" in done.stderr and "precious" in saved
     assert saved.rstrip().endswith("</svg>"), "the file is whole"
+
+
+REPLY = ("I'm tao's offline model: rules, not a language model. You said \"hello there\". "
+         "No tools here yet, so all I can do is talk back. Supercalifragilisticexpialidocious "
+         "words and\nline breaks too.")
+
+
+def lines_of(answer_with) -> list[str]:
+    """The screen's lines at 40 columns after `answer_with(trace)`, right spaces dropped."""
+    screen = io.StringIO()
+    trace = Trace(make_console(file=screen, width=40))
+    answer_with(trace)
+    return [line.rstrip() for line in screen.getvalue().splitlines()][:-1]  # not the footer
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 1000])
+def test_streamed_text_wraps_at_word_boundaries_as_a_whole_answer_does(size):
+    # "all I can d / o is": the terminal cut streamed words in two at its edge
+    pieces = [REPLY[i:i + size] for i in range(0, len(REPLY), size)]
+    streamed = lines_of(lambda trace: trace.stream_answer(iter(pieces)))
+    whole = lines_of(lambda trace: trace.answer(REPLY))
+    assert streamed == whole, "\n".join(streamed)
+    assert all(len(line) <= 40 for line in streamed), streamed
+    words = set(re.findall(r"\S+", REPLY))
+    assert all(word in words for line in streamed for word in line.split()[1 if line.startswith(
+        "tao") else 0:]), "a word was cut in two"

@@ -8,7 +8,7 @@ import pytest
 from helpers import load_stage
 
 from shared.providers import Reply, ScriptedProvider, ToolCall
-from shared.providers.base import Provider
+from shared.providers.base import Provider, tool_calls_from
 from shared.stage_main import connect
 from shared.trace import OBSERVE_CHARS, Trace, make_console
 
@@ -249,3 +249,34 @@ def test_a_reply_cut_off_inside_held_back_text_shows_what_was_held():
     trace.error("the stream broke off")
     out = finished(trace, screen)
     assert "it broke at sk-se [cut off]" in out
+
+
+def act_panel(out: str, call_id: str) -> str:
+    """The body of the act panel of call `call_id`, its box characters stripped."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "act ·" in line and call_id in line)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("╰"))
+    return "\n".join(line.strip("│ ") for line in lines[start + 1:end]) + "\n" + lines[end]
+
+
+def test_broken_arguments_show_in_the_act_panel_as_the_model_sent_them():
+    # from an API: tool_calls_from keeps the text it could not read
+    (broken,) = tool_calls_from([{"id": "c1", "name": "wordcount", "json": '{"text": "to be'}])
+    model = ScriptedProvider([Reply("", [broken], "tool_use"), "done"])
+    trace, screen = screen_trace()
+    model = connect(model, trace)
+    LOOP07.agent_step("count", [], model, "", trace, trace.stream_delta)
+    panel = act_panel(finished(trace, screen), "c1")
+    assert '{"text": "to be' in panel and "the arguments as sent: not readable" in panel
+    assert panel.splitlines()[0] != "{}", "the panel hid what the model sent"
+
+
+def test_the_offline_broken_json_quirk_shows_the_half_it_sent():
+    from shared.providers import OfflineProvider
+
+    trace, screen = screen_trace()
+    model = connect(OfflineProvider(quirk="broken_json"), trace)
+    LOOP07.agent_step("how many words are in 'a b c d'?", [], model, "", trace,
+                      trace.stream_delta)
+    panel = act_panel(finished(trace, screen), "offline_call_1")
+    assert panel.startswith('{"text":') and "not readable" in panel, panel

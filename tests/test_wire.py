@@ -1,8 +1,10 @@
 """`--show-wire` (shared/wire): the bodies shown are the bodies sent, the events shown
-are in the APIs' documented order, and the screen stays readable at 80 columns."""
+are in the APIs' documented order, and the screen stays readable at 80 columns. First
+its pieces, with no SDK; then the wire view around real SDK providers."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import re
@@ -11,11 +13,14 @@ import sys
 
 import pytest
 from fake_api import SSE, FakeAPI, anthropic_stream, openai_stream
-from helpers import ROOT, clean_env, load_stage
+from helpers import ROOT, clean_env, load_stage, run_stage
 from rich.console import Console
 
 from shared.providers import (
+    DEFAULT_MODELS,
+    FallbackProvider,
     OfflineProvider,
+    Options,
     Provider,
     ProviderError,
     Reply,
@@ -25,7 +30,18 @@ from shared.providers import (
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.base import NO_OPTIONS
 from shared.providers.openai_provider import OpenAIProvider
-from shared.wire import WireLog, WireTap, elide, synthesize, would_send
+from shared.wire import (
+    WireLog,
+    WireTap,
+    body,
+    elide,
+    events,
+    render,
+    synthesize,
+    wire_flavour,
+    would_send,
+)
+from shared.wire.events import Line
 from shared.wire.render import STRING_LIMIT, log_line, show_request
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
@@ -33,6 +49,7 @@ pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (
 LOOP04 = load_stage("04", "loop")
 LOOP07 = load_stage("07", "loop")
 KEY = "sk-test-SECRET-key-0123456789"
+WIDE = 2000  # columns: a stage's system prompt (1,000 characters at most shown) fits one line
 FLAVOURS = ["anthropic", "openai"]
 
 
@@ -44,12 +61,34 @@ def shown(tap: WireTap) -> str:
     return tap.console.file.getvalue()
 
 
+def bodies_shown(tap: WireTap) -> list[dict]:
+    """The request bodies the tap printed, read back off its screen (give it a console
+    wide enough that no string of the JSON wraps: `console(WIDE)`)."""
+    bodies, block = [], []
+    for line in shown(tap).splitlines():
+        if block or line.startswith("{"):
+            block.append(line.rstrip())
+            if block[-1].endswith("}") and (len(block) == 1 or block[-1] == "}"):
+                bodies.append(json.loads("\n".join(block)))
+                block = []
+    return bodies
+
+
+def _log(events) -> WireLog:
+    """A log of these (kind, data) events, an OpenAI chunk's kind None as "chunk"."""
+    log = WireLog()
+    for kind, data in events:
+        log.record(kind or "chunk", data)
+    return log
+
+
 def squashed(text: str) -> str:
     """Text with all whitespace removed: long lines wrap at spaces on screen."""
     return re.sub(r"\s+", "", text)
 
 
-def sdk(kind: str, base_url: str = "http://127.0.0.1:9", **kwargs):
+def real_provider(kind: str, base_url: str = "http://127.0.0.1:9", **kwargs):
+    """The real provider of this kind (its SDK imported), pointed at `base_url`."""
     cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
     return cls(api_key=KEY, base_url=base_url, **kwargs)
 
@@ -72,14 +111,513 @@ CONVERSATION = [  # one finished tool round, then a follow-up question
 ]
 
 
+# ---------------------------------------------------------------- the pieces, no SDK
+# What the wire view is made of, piece by piece, read off its screen where it shows
+# them: which TAO_SHOW_WIRE values, which body, which events, which lines. No real SDK
+# here (the `sdk` fixture stands in for one), so a mutation run of shared/wire stops at
+# the first failure early; with the real SDKs, further down.
+
+
+def test_a_stop_sequence_is_shown_in_the_body_either_api_would_send():
+    # stage 06 streams with stop=("<tool_result",): --show-wire openai with the offline
+    # model built this body on a stand-in without the setting that gates stop
+    hi = [{"role": "user", "content": "hi"}]
+    assert would_send("openai", hi, options=Options(stop=("<tool_result",)))["stop"] == [
+        "<tool_result"]
+    assert would_send("anthropic", hi, options=Options(stop=("<tool_result",)))[
+        "stop_sequences"] == ["<tool_result"]
+
+
+@pytest.mark.parametrize(("value", "flavour"), [
+    (None, None), ("", None), ("0", None), ("1", "anthropic"), (" Anthropic ", "anthropic"),
+    ("OPENAI", "openai")])
+def test_show_wire_values_turn_it_off_or_pick_an_api(value, flavour):
+    assert wire_flavour(value) == flavour
+
+
+@pytest.mark.parametrize("value", ["yes", "2", "ollama"])
+def test_a_show_wire_value_it_does_not_know_is_refused(value):
+    with pytest.raises(ProviderError):
+        wire_flavour(value)
+
+
+def test_a_wire_tap_for_an_api_it_does_not_know_is_refused():
+    with pytest.raises(ProviderError):
+        WireTap(ScriptedProvider(["hi"]), console(), "ollama")
+
+
+def test_the_body_goes_to_the_api_s_path_and_a_server_s_url_shows_no_credentials():
+    assert body.endpoint("anthropic") == "/v1/messages"
+    assert body.endpoint("openai") == "/v1/chat/completions"
+    assert body.endpoint("openai", "http://127.0.0.1:8080/v1/") == (
+        "http://127.0.0.1:8080/v1/chat/completions")
+    url = body.shown_url("https://me:hunter2@api.example.org/v1?key=s3cret&x=")
+    assert "hunter2" not in url and "me:" not in url and "s3cret" not in url
+    assert url.startswith("https://api.example.org/v1?") and url.count("[hidden]") == 2
+
+
+def test_the_sdk_provider_of_a_fallback_is_its_first_and_names_the_flavour(sdk):
+    openai = OpenAIProvider(api_key=KEY)  # on the stand-in SDK
+    chain = FallbackProvider([openai, OfflineProvider()])
+    assert body.sdk_provider(chain) is openai and body.flavour_of(chain) == "openai"
+    assert body.flavour_of(AnthropicProvider(api_key=KEY)) == "anthropic"
+    assert body.sdk_provider(OfflineProvider()) is None and body.flavour_of(
+        OfflineProvider()) is None
+    offline_first = FallbackProvider([OfflineProvider(), openai])
+    assert body.sdk_provider(offline_first) is None
+
+
+class NotGiven:
+    """Named as the SDKs name their 'leave this key out' placeholder."""
+
+
+class Omit:
+    """Likewise, the other name it goes by."""
+
+
+def test_the_body_leaves_out_what_travels_elsewhere_and_merges_extra_body():
+    params = {"model": "m", "timeout": 5, "extra_headers": {"h": "1"}, "extra_query": {},
+              "extra_body": {"top_k": 3}, "stop": ("a",), "seed": NotGiven(),
+              "user": Omit(), "n": 0}
+    assert body.body_of(params) == {"model": "m", "top_k": 3, "stop": ["a"], "n": 0}
+    assert body.body_of({"model": "m", "extra_body": None}) == {"model": "m"}
+
+
+def test_the_body_a_provider_would_send_is_its_request_on_a_stand_in():
+    hi = [{"role": "user", "content": "hi"}]
+    sent = would_send("openai", hi, "Be brief.", options=Options(max_tokens=7),
+                      model="gpt-test", max_tokens=99)
+    assert sent["model"] == "gpt-test" and sent["max_completion_tokens"] == 7
+    assert sent["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert sent["stream_options"] == {"include_usage": True}
+    sent = would_send("anthropic", hi, max_tokens=99)
+    assert sent["max_tokens"] == 99 and sent["model"] == DEFAULT_MODELS["anthropic"]
+
+
+# ---- the tap around a turn, as its screen shows it
+
+
+def sections(tap: WireTap) -> list[str]:
+    """The tap's screen cut at each request: one piece per model call shown."""
+    return shown(tap).split("request · ")[1:]
+
+
+def test_a_stream_shows_its_request_once_and_the_turn_its_response():
+    tap = WireTap(ScriptedProvider(["Hello there", "Again"]), console(WIDE), "openai")
+    assert "".join(tap.stream([{"role": "user", "content": "hi"}])) == "Hello there"
+    first, = sections(tap)
+    assert first.count("\nresponse ") == 1 and "[DONE]" in first  # synthesized: no wire
+    assert bodies_shown(tap)[0]["messages"][-1]["content"] == "hi"
+    tap.call([{"role": "user", "content": "more"}])  # a later turn shows its own request
+    assert len(sections(tap)) == 2 and bodies_shown(tap)[1]["messages"][-1] == {
+        "role": "user", "content": "more"}
+
+
+@pytest.mark.parametrize(("flavour", "first", "last"), [
+    ("anthropic", "message_start", "message_stop"), ("openai", "chunk", "[DONE]")])
+def test_the_synthesized_events_follow_the_flavour_asked_for(flavour, first, last):
+    tap = WireTap(ScriptedProvider(["Hi"]), console(), flavour)
+    tap.call([{"role": "user", "content": "hi"}])
+    log = shown(tap).split("would stream it\n")[1].split("\nstop_reason ")[0].splitlines()
+    assert log[0].startswith(first) and log[-1].startswith(last)
+
+
+def test_a_turn_that_fails_at_once_shows_the_failure_and_no_reply_then_raises():
+    tap = WireTap(ScriptedProvider([ProviderError("offline: broken")]), console(), "openai")
+    with pytest.raises(ProviderError):
+        tap.call([{"role": "user", "content": "hi"}])
+    out = shown(tap)
+    assert "the call failed: offline: broken" in out and "stop_reason" not in out
+
+
+def test_usage_from_a_model_with_no_wire_is_said_to_be_its_own():
+    counted = Reply("Hi", usage={"input_tokens": 3, "output_tokens": 1})
+    tap = WireTap(ScriptedProvider([counted, Reply("Hi")]), console(), "openai")
+    tap.call([{"role": "user", "content": "hi"}])
+    tap.call([{"role": "user", "content": "hi"}])
+    counts, none = sections(tap)
+    assert "usage comes from the scripted model, not from an API" in counts
+    assert "usage comes from" not in none
+
+
+def test_the_wire_hook_is_lent_to_every_provider_of_a_fallback_and_put_back():
+    class Reports(ScriptedProvider):
+        def turn(self, messages, system, tools, options=NO_OPTIONS):
+            self.on_wire_event("ping", {"type": "ping"})
+            yield from super().turn(messages, system, tools, options)
+
+    first, second = ScriptedProvider([ProviderError("first: down")]), Reports(["b"])
+    before = []
+    first.on_wire_event = before.append
+    chain = FallbackProvider([first, second])
+    chain.on_notice = lambda note: None
+    tap = WireTap(chain, console(), "anthropic")
+    assert tap.call([{"role": "user", "content": "hi"}]).text == "b"
+    assert "1 events as they arrived" in shown(tap)  # the second provider's ping, shown
+    assert first.on_wire_event == before.append
+    assert "on_wire_event" not in vars(second) and "on_wire_event" not in vars(chain)
+
+
+def test_the_keys_of_the_wrapped_provider_are_the_ones_hidden():
+    said = [{"role": "user", "content": "my words: secret-one-1234"}]
+    provider = ScriptedProvider(["ok", "ok"])
+    tap = WireTap(provider, console())
+    tap.call(said)
+    assert "secret-one-1234" in shown(tap)  # no secrets given: nothing to hide
+    provider.secrets = ("secret-one-1234", "secret-two-5678")
+    tap = WireTap(provider, console())
+    tap.call(said)
+    assert "secret-one-1234" not in shown(tap) and "[key hidden]" in shown(tap)
+
+
+def test_a_tap_takes_the_conversation_by_name_as_any_provider_does():
+    tap = WireTap(ScriptedProvider(["Hi"]), console(), "openai")
+    assert "".join(tap.stream(messages=[{"role": "user", "content": "hi"}], system="s")) == "Hi"
+
+
+def test_the_response_starts_on_a_fresh_line_only_after_streamed_text():
+    def response_after(reply):
+        tap = WireTap(ScriptedProvider([reply]), console(), "openai")
+        tap.call([{"role": "user", "content": "hi"}])
+        return shown(tap).split("response ")[0]
+
+    assert response_after(Reply("Hi")).endswith("}\n\n")  # the streamed line ended
+    assert response_after(Reply("", [ToolCall("c1", "now", {})], "tool_use")).endswith("}\n")
+    assert not response_after(Reply("", [ToolCall("c1", "now", {})], "tool_use")).endswith(
+        "\n\n")
+
+
+# ---- the events of a reply, synthesized, and the log that folds them
+
+REPLIES = [
+    Reply("Hello there, friend.", [], "end_turn", {"input_tokens": 12, "output_tokens": 5}),
+    Reply("Checking.", [ToolCall("toolu_1", "calculator", {"expression": "2 * (3 + 4)"}),
+                        ToolCall("toolu_2", "clock", {})], "tool_use",
+          {"input_tokens": 40, "output_tokens": 22}),
+    Reply("", [ToolCall("call_9", "wordcount", {"text": "a b c d e f g h i j k l m n"})],
+          "tool_use", {"input_tokens": 7, "output_tokens": 3}),
+    Reply("cut sho", [], "max_tokens", {"input_tokens": 1, "output_tokens": 2}),
+]
+
+
+def streamed(flavour, events_) -> list[str]:
+    """The text pieces of synthesized events, in order."""
+    if flavour == "anthropic":
+        return [d["delta"]["text"] for k, d in events_
+                if k == "content_block_delta" and d["delta"]["type"] == "text_delta"]
+    return [d["choices"][0]["delta"]["content"] for k, d in events_
+            if k == "chunk" and d.get("choices") and d["choices"][0]["delta"].get("content")]
+
+
+def arguments(flavour, events_) -> list[str]:
+    """The argument fragments of synthesized events, in order."""
+    if flavour == "anthropic":
+        return [d["delta"]["partial_json"] for k, d in events_
+                if k == "content_block_delta" and d["delta"]["type"] == "input_json_delta"]
+    return [c["function"]["arguments"] for k, d in events_ if k == "chunk" and d["choices"]
+            for c in d["choices"][0]["delta"].get("tool_calls", ())
+            if c["function"]["arguments"]]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_deltas_that_really_streamed_are_the_ones_synthesized(flavour):
+    reply = Reply("Hello there")
+    assert streamed(flavour, synthesize(flavour, reply, "m", ["Hel", "", "lo there"])) == [
+        "Hel", "lo there"]
+    assert "".join(streamed(flavour, synthesize(flavour, reply, "m", ["other"]))) == (
+        "Hello there")
+    cut_short = synthesize(flavour, reply, "m", ["Hel"])
+    assert "".join(streamed(flavour, cut_short)) == "Hello there"
+
+
+def test_a_reply_without_usage_streams_zero_counts():
+    anthropic = dict(synthesize("anthropic", Reply("Hi"), "m"))
+    assert anthropic["message_start"]["message"]["usage"]["input_tokens"] == 0
+    assert anthropic["message_delta"]["usage"]["output_tokens"] == 0
+    openai = synthesize("openai", Reply("Hi"), "m")[-2][1]["usage"]
+    assert openai == {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
+
+def test_text_without_its_deltas_streams_in_word_sized_pieces():
+    assert events.text_pieces(Reply("one two  three ")) == ["one ", "two  ", "three "]
+    assert events.text_pieces(Reply("  lead")) == ["  lead"]
+    assert events.text_pieces(Reply("")) == []
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_arguments_stream_in_pieces_of_at_most_json_piece_characters(flavour):
+    for args in ({}, {"a": 1}, {"expression": "x" * 40}):
+        raw = json.dumps(args)
+        pieces = arguments(flavour, synthesize(flavour, Reply("", [ToolCall("c", "t", args)]),
+                                               "m"))
+        assert "".join(pieces) == raw and all(len(p) <= events.JSON_PIECE for p in pieces)
+        assert len(pieces) == -(-len(raw) // events.JSON_PIECE)
+
+
+def test_anthropic_blocks_are_numbered_from_zero_with_one_ping_after_the_first():
+    synthesized = synthesize("anthropic", REPLIES[1], "claude-x")
+    kinds = [kind for kind, _ in synthesized]
+    assert kinds.count("ping") == 1 and kinds[kinds.index("ping") - 1] == "content_block_start"
+    starts = [d for kind, d in synthesized if kind == "content_block_start"]
+    assert [s["index"] for s in starts] == [0, 1, 2]
+    assert [s["content_block"]["type"] for s in starts] == ["text", "tool_use", "tool_use"]
+    assert synthesized[0][1]["message"]["model"] == "claude-x"
+    only_tools = [d["index"] for k, d in synthesize("anthropic", REPLIES[2], "m")
+                  if k == "content_block_start"]
+    assert only_tools == [0]
+
+
+def test_openai_chunks_end_with_the_finish_reason_the_usage_and_done():
+    synthesized = synthesize("openai", REPLIES[1], "gpt-x")
+    finish = [d["choices"][0]["finish_reason"] for k, d in synthesized
+              if k == "chunk" and d["choices"]]
+    assert finish[:-1] == [None] * (len(finish) - 1) and finish[-1] == "tool_calls"
+    usage = synthesized[-2][1]["usage"]
+    assert usage == {"prompt_tokens": 40, "completion_tokens": 22, "total_tokens": 62}
+    assert synthesized[-1][0] == "[DONE]" and synthesized[0][1]["model"] == "gpt-x"
+    assert {d["choices"][0]["index"] for k, d in synthesized if k == "chunk" and d["choices"]} == {
+        0}  # one answer: every chunk's only choice is choice 0
+    odd = synthesize("openai", Reply("x", stop_reason="refusal", usage={
+        "input_tokens": "n/a"}), "m")
+    assert odd[-3][1]["choices"][0]["finish_reason"] == "refusal"
+    assert odd[-2][1]["usage"]["total_tokens"] == 0
+
+
+def test_each_finish_reason_maps_back_to_its_stop_reason():
+    assert events.FINISH_REASONS == {"end_turn": "stop", "tool_use": "tool_calls",
+                                     "max_tokens": "length"}
+
+
+def delta(text, index=0, kind="text_delta"):
+    key = "partial_json" if kind == "input_json_delta" else "text"
+    return {"type": "content_block_delta", "index": index, "delta": {"type": kind, key: text}}
+
+
+def test_consecutive_deltas_of_one_block_and_kind_fold_with_a_count():
+    lines = _log([("content_block_delta", delta("Hel")), ("content_block_delta", delta("lo")),
+                  ("content_block_delta", delta('{"a"', 1, "input_json_delta")),
+                  ("content_block_delta", delta(": 1}", 1, "input_json_delta")),
+                  ("content_block_delta", delta("more"))]).lines()
+    assert [(line.count, "".join(line.pieces), line.payload) for line in lines] == [
+        (2, "Hello", "text"), (2, '{"a": 1}', "json"), (1, "more", "text")]
+
+
+def test_events_without_a_payload_never_fold():
+    lines = _log([("ping", {"type": "ping"}), ("ping", {"type": "ping"}),
+                  ("content_block_stop", {"index": 0}),
+                  ("content_block_stop", {"index": 0})]).lines()
+    assert [line.count for line in lines] == [1, 1, 1, 1]
+
+
+def test_openai_text_chunks_fold_and_a_chunk_carrying_more_stands_alone():
+    def chunk(**delta_and_finish):
+        finish = delta_and_finish.pop("finish", None)
+        return ("chunk", {"choices": [{"delta": delta_and_finish, "finish_reason": finish}]})
+
+    lines = _log([chunk(role="assistant", content=""), chunk(content="Hi"),
+                  chunk(content=" you"), chunk(content="!", finish="stop"),
+                  ("chunk", {"choices": [], "usage": {"prompt_tokens": 3}})]).lines()
+    assert [line.count for line in lines] == [1, 2, 1, 1]
+    assert "".join(lines[1].pieces) == "Hi you" and lines[2].pieces == []
+    assert lines[3].key == ("chunk", "usage")
+
+
+def test_openai_argument_fragments_fold_as_json_and_a_call_s_head_does_not():
+    head = ("chunk", {"choices": [{"delta": {"tool_calls": [
+        {"index": 0, "id": "c1", "function": {"name": "clock", "arguments": ""}}]}}]})
+    piece = ("chunk", {"choices": [{"delta": {"tool_calls": [
+        {"index": 0, "function": {"arguments": "{}"}}]}}]})
+    lines = _log([head, piece, piece]).lines()
+    assert [(line.count, line.payload) for line in lines] == [(1, "text"), (2, "json")]
+    assert "c1" in lines[0].detail and "clock" in lines[0].detail
+
+
+def test_a_text_completion_chunk_and_typed_content_still_show_their_text():
+    line, = _log([("chunk", {"choices": [{"text": "plain", "finish_reason": None}]})]).lines()
+    assert line.pieces == ["plain"]
+    line, = _log([("chunk", {"choices": [{"delta": {"content": [
+        {"type": "text", "text": "typed"}]}}]})]).lines()
+    assert "typed" in "".join(line.pieces)
+
+
+def test_sdk_event_objects_become_plain_dicts():
+    class Event:
+        def __init__(self, method):
+            setattr(self, method, lambda: {"type": method})
+
+    log = _log([("a", Event("to_dict")), ("b", Event("model_dump")), ("c", {"a": 1}),
+                ("d", 3)])
+    assert [data for _, data in log.events] == [
+        {"type": "to_dict"}, {"type": "model_dump"}, {"a": 1}, {"value": 3}]
+
+
+def test_a_preview_is_whole_up_to_its_limit_and_then_cut_with_its_length():
+    whole = "x" * events.PREVIEW
+    assert json.loads(events.preview(whole)) == whole
+    longer = whole + "y"
+    cut = events.preview(longer)
+    assert "y" not in cut and str(len(longer)) in cut
+    assert events.preview('{"a": 1}', "json") == "'{\"a\": 1}'"
+
+
+def test_usage_counts_show_in_the_api_s_order_and_only_whole_numbers():
+    usage = events.usage_text({"output_tokens": 5, "zeta": 1, "input_tokens": 3,
+                               "cache_read_input_tokens": 2, "estimated": None,
+                               "total_tokens": "many"})
+    order = [usage.index(key) for key in ("input_tokens", "cache_read_input_tokens",
+                                          "output_tokens", "zeta")]
+    assert order == sorted(order) and "estimated" not in usage and "many" not in usage
+    assert events.usage_text(None) == events.usage_text({}) == events.usage_text(
+        {"a": "b"}) != ""
+
+
+def arrived(kind):
+    return json.loads(json.dumps(kind))  # a kind as read off the wire: not the literal
+
+
+def test_non_delta_events_say_what_they_carry():
+    start = {"type": "message_start", "message": {"id": "msg_1", "model": "claude-x",
+                                                  "usage": {"input_tokens": 9}}}
+    detail = events.describe(arrived("message_start"), start).detail
+    assert "msg_1" in detail and "claude-x" in detail and "9" in detail
+    assert "{" not in detail  # a summary of the event, not its JSON
+    tool = json.loads('{"index": 2, "content_block": {"type": "tool_use", "id": "tu_7", '
+                      '"name": "clock"}}')  # as it came off the wire
+    detail = events.describe("content_block_start", tool).detail
+    assert "tu_7" in detail and "clock" in detail and "2" in detail
+    stop = events.describe("message_delta", {"delta": {"stop_reason": "max_tokens"}}).detail
+    assert "max_tokens" in stop
+    error = events.describe("error", {"error": {"type": "overloaded_error",
+                                                "message": "busy"}}).detail
+    assert "overloaded_error" in error and "busy" in error
+    assert events.describe("message_stop", {}).detail == ""
+    assert json.loads(events.describe("custom", {"x": 1}).detail) == {"x": 1}
+    assert json.loads(events.describe("zzz_later", {"x": 2}).detail) == {"x": 2}
+
+
+def test_a_local_model_s_prompt_shows_its_token_count_and_its_text():
+    line = events.describe(arrived("prompt"), {"tokens": 37, "text": "<|user|>hi"})
+    assert line.key == ("prompt",) and "37" in line.detail and "<|user|>hi" in line.detail
+    assert line.pieces == []
+
+
+# ---- the screen
+
+
+def test_a_string_is_elided_only_past_its_limit_keeping_both_ends():
+    assert elide("x" * 30, 30) == "x" * 30
+    cut = elide("a" * 20 + "b" * 11, 30)
+    assert cut.startswith("a" * 20) and cut.endswith("b" * 10) and "31" in cut
+    assert not cut.startswith("a" * 21) and not cut.endswith("b" * 11)
+
+
+def test_a_json_value_is_elided_string_by_string_and_keys_hidden():
+    value = {"long": "z" * 50, "nested": [{"key": "sk-ant-secret-0123456789"}], "n": 3}
+    out = render.elided(value, limit=20, secrets=["sk-ant-secret-0123456789"])
+    assert len(out["long"]) < 50 and out["n"] == 3
+    assert "secret" not in json.dumps(out)
+
+
+def test_past_max_depth_a_value_becomes_one_string():
+    deep = inner = {}
+    for _ in range(render.MAX_DEPTH + 3):
+        inner["d"] = {}
+        inner = inner["d"]
+    out, depth = render.elided(deep), 0
+    while isinstance(out, dict):
+        out, depth = out["d"], depth + 1
+    assert depth == render.MAX_DEPTH and isinstance(out, str)
+    shallow = {"d": {"d": {}}}
+    assert render.elided(shallow) == shallow
+    lists = inner = []
+    for _ in range(render.MAX_DEPTH + 3):
+        inner.append([])
+        inner = inner[0]
+    out, depth = render.elided(lists), 0
+    while isinstance(out, list):
+        out, depth = out[0], depth + 1
+    assert depth == render.MAX_DEPTH and isinstance(out, str)
+
+
+def test_each_level_of_a_laid_out_value_is_indented_two_more_spaces():
+    text = render.layout({"a": ["x" * 30, {"b": "y" * 30}]}, 20)
+    indents = [len(line) - len(line.lstrip()) for line in text.splitlines()]
+    assert indents == [0, 2, 4, 4, 6, 4, 2, 0] and json.loads(text)["a"][1]["b"] == "y" * 30
+
+
+def test_one_line_json_keeps_its_characters():
+    assert render.flat_json({"k": "é"}) == '{"k": "é"}'
+
+
+def test_keys_are_laid_out_as_written_not_as_escapes():
+    text = render.layout({"é" * 12: "ü", "b": [1, 2]}, 10)
+    assert "é" * 12 in text and "\\u" not in text and json.loads(text)["é" * 12] == "ü"
+
+
+def test_json_that_cannot_be_written_is_still_one_line():
+    loop = []
+    loop.append(loop)
+    assert render.flat_json(loop).startswith("<list")
+    assert render.flat_json({"a": "x" * 50}, 20) == elide(json.dumps({"a": "x" * 50}), 20)
+
+
+@pytest.mark.parametrize("width", [20, 40, 80])
+def test_the_laid_out_json_reads_back_as_the_same_value_and_fits_where_it_can(width):
+    value = {"model": "m", "messages": [{"role": "user", "content": "hello " * 5},
+                                        {"role": "assistant", "content": ""}],
+             "tools": [], "stream": True, "n": [1, 2, 3]}
+    text = render.layout(value, width)
+    assert json.loads(text) == value
+    flat = json.dumps(value)
+    assert ("\n" in text) is (len(flat) >= width)
+
+
+def test_a_value_exactly_one_short_of_the_width_stays_on_one_line():
+    value = {"a": "b"}
+    flat = json.dumps(value)
+    assert render.layout(value, len(flat) + 1) == flat
+    assert "\n" in render.layout(value, len(flat))
+    assert "\n" in render.layout(value, len(flat) + 3, start=3)
+
+
+def test_the_request_is_shown_whole_and_without_its_keys():
+    screen = console()
+    key = "sk-ant-api03-abcdefghijklmnop"
+    show_request(screen, {"messages": [{"content": f"my key is {key}"}]},
+                 f"request {key}", "a note", [key])
+    out = screen.file.getvalue()
+    assert key not in out and "my key is" in out
+
+
+def test_the_response_shows_each_call_and_the_stop_reason_without_keys():
+    screen = console()
+    key = "sk-proj-abcdefghijklmnop"
+    reply = Reply("", [ToolCall("c1", "clock", {"zone": key}),
+                       ToolCall("c2", "calculator", {}, error="broken arguments")],
+                  "tool_use", {"input_tokens": 4})
+    lines = [Line("content_block_delta", "text_delta", ("k",), [f"a{key}", "b"], count=2)]
+    render.show_response(screen, lines, "response", "note", reply, f"footer {key}", [key])
+    out = screen.file.getvalue()
+    assert key not in out and "c1" in out and "c2" in out and "broken arguments" in out
+    assert "tool_use" in out and "footer" in out and "×2" in out
+
+
+def test_a_log_line_shows_its_count_only_when_it_folded_more_than_one():
+    one = log_line(Line("ping", "", ("ping",))).plain
+    two = log_line(Line("content_block_delta", "text_delta", ("k",), ["a", "b"],
+                        count=2)).plain
+    assert "×" not in one and "×2" in two and '"ab"' in two
+
+
 # ------------------------------------------------------------------ the request body
 
 
 def test_stage04_protocol_prompt_is_in_the_body_shown_offline():
-    tap = WireTap(OfflineProvider(), console(), "anthropic")
+    tap = WireTap(OfflineProvider(), console(WIDE), "anthropic")
     system = LOOP04.build_agent_system()
     answer = "".join(tap.stream([{"role": "user", "content": "What time is it?"}], system))
-    assert tap.last_request["system"][0]["text"] == system, "the body must carry the prompt"
+    body, = bodies_shown(tap)
+    assert body["system"][0]["text"] == system, "the body must carry the prompt"
     out = shown(tap)
     # the whole protocol, JSON-escaped as on the wire, not elided in the middle
     protocol = json.dumps(LOOP04.TOOL_INSTRUCTIONS, ensure_ascii=False)[1:-1]
@@ -93,11 +631,11 @@ def test_stage04_protocol_prompt_is_in_the_body_shown_offline():
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_stage07_ids_pair_in_the_body_after_a_scripted_two_iteration_turn(flavour):
     model = ScriptedProvider([two_tool_reply(), "It is noon; 3 words."])
-    tap = WireTap(model, console(), flavour)
+    tap = WireTap(model, console(WIDE), flavour)
     answer = LOOP07.agent_step("What time is it, and how many words in 'a b c'?", [], tap,
                                LOOP07.build_agent_system())
     assert answer == "It is noon; 3 words." and len(model.calls) == 2
-    body, out = tap.last_request, shown(tap)
+    body, out = bodies_shown(tap)[-1], shown(tap)
     if flavour == "anthropic":
         asked, answered = body["messages"][1]["content"], body["messages"][2]["content"]
         assert [b["id"] for b in asked if b["type"] == "tool_use"] == ["toolu_01A", "toolu_01B"]
@@ -116,7 +654,7 @@ def test_stage07_ids_pair_in_the_body_after_a_scripted_two_iteration_turn(flavou
 @pytest.mark.parametrize("flavour,model", [("anthropic", None), ("openai", None),
                                            ("openai", "llama3.2")])
 def test_bodies_built_offline_equal_what_the_real_providers_build(flavour, model):
-    provider = sdk(flavour, model=model, max_tokens=321)
+    provider = real_provider(flavour, model=model, max_tokens=321)
     tools = tuple(LOOP07.TOOLS)
     expected = provider.request(CONVERSATION, "Be brief.", tools)
     got = would_send(flavour, CONVERSATION, "Be brief.", tools, model=provider.model,
@@ -138,10 +676,11 @@ def test_the_body_shown_is_the_body_the_server_receives_and_the_key_never_shows(
                                     {"role": "user", "content": f"my key is {KEY}"}]
     with FakeAPI(flavour) as api:
         api.queue(stream)
-        tap = WireTap(sdk(flavour, api.base_url), console())
+        tap = WireTap(real_provider(flavour, api.base_url), console(WIDE))
         reply = tap.call(messages, "Be brief.", LOOP07.TOOLS)
     assert reply.text == "Hi there." and api.violations == []
-    assert api.requests == [tap.last_request], "the body shown must be the body sent"
+    sent = json.loads(json.dumps(api.requests).replace(KEY, "[key hidden]"))
+    assert bodies_shown(tap) == sent, "the body shown must be the body sent, key hidden"
     out = shown(tap)
     assert KEY not in out and "[key hidden]" in out, "a key must never reach the screen"
     assert f"POST {api.base_url}" in out
@@ -187,13 +726,6 @@ def test_at_80_columns_no_line_is_cropped_and_long_strings_are_elided():
 
 
 # ------------------------------------------------------------------ the response log
-
-
-def _log(events) -> WireLog:
-    log = WireLog()
-    for kind, data in events:
-        log.record(kind or "chunk", data)
-    return log
 
 
 def test_consecutive_anthropic_deltas_fold_with_a_count():
@@ -274,20 +806,19 @@ def test_synthesized_events_follow_the_documented_order(flavour):
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
-@pytest.mark.parametrize("reply", [two_tool_reply(), Reply("Just text, no tools.", [],
-                                                           "end_turn", {"input_tokens": 9,
-                                                                        "output_tokens": 4}),
-                                   Reply("Cut off mid", [], "max_tokens",
-                                         {"input_tokens": 5, "output_tokens": 3})])
+@pytest.mark.parametrize("reply", [two_tool_reply(), *REPLIES], ids=range(1 + len(REPLIES)))
 def test_the_real_sdk_assembles_a_synthesized_stream_back_into_the_reply(flavour, reply):
     events = synthesize(flavour, reply, "m")
     sse = SSE([(kind, data) for kind, data in events] if flavour == "anthropic" else
               [(None, "[DONE]" if kind == "[DONE]" else data) for kind, data in events])
+    seen = []
     with FakeAPI(flavour) as api:
         api.queue(sse)
-        got = sdk(flavour, api.base_url).call([{"role": "user", "content": "hi"}])
+        got = real_provider(flavour, api.base_url).call([{"role": "user", "content": "hi"}],
+                                                        on_text_delta=seen.append)
     assert (got.text, got.stop_reason, got.usage) == (reply.text, reply.stop_reason,
                                                       reply.usage)
+    assert "".join(seen) == reply.text
     assert [(c.id, c.name, c.args) for c in got.tool_calls] == [
         (c.id, c.name, c.args) for c in reply.tool_calls]
 
@@ -378,7 +909,7 @@ def test_the_wrapper_forwards_everything_else_and_sdk_providers_show_their_own_a
     assert (tap.name, tap.model, tap.describe()) == ("scripted", "script-9", model.describe())
     assert tap.call([{"role": "user", "content": "x"}]).text == "hi"
     assert tap.calls is model.calls and len(model.calls) == 1
-    assert WireTap(sdk("anthropic"), console(), "openai").flavour == "anthropic"
+    assert WireTap(real_provider("anthropic"), console(), "openai").flavour == "anthropic"
     with pytest.raises(ProviderError, match="choose one of anthropic, openai"):
         WireTap(model, console(), "gemini")
 
@@ -416,7 +947,9 @@ def test_the_log_reads_the_sdks_own_event_objects_like_the_raw_json(flavour):
     parsed = WireLog()
     with FakeAPI(flavour) as api:
         api.queue(sse)
-        client = sdk(flavour, api.base_url)._client
+        sdk_module = importlib.import_module(flavour)
+        client = (sdk_module.Anthropic if flavour == "anthropic" else sdk_module.OpenAI)(
+            api_key=KEY, base_url=api.base_url)
         if flavour == "anthropic":
             with client.messages.create(model="m", max_tokens=50, stream=True, messages=[
                     {"role": "user", "content": "hi"}]) as events:
@@ -469,9 +1002,8 @@ class Chunky(Provider):
 def test_synthesized_text_deltas_are_the_deltas_the_model_streamed(flavour):
     tap = WireTap(Chunky(), console(), flavour)
     tap.call([{"role": "user", "content": "hi"}])
-    kind = "content_block_delta" if flavour == "anthropic" else "chunk"
-    text = [line for line in tap.last_log.lines() if line.kind == kind and line.pieces]
-    assert [(line.count, line.pieces) for line in text] == [(3, ["Hel", "lo, wo", "rld"])], (
+    text = [line for line in shown(tap).splitlines() if '"Hello, world"' in line]
+    assert len(text) == 1 and "×3 " in text[0], (
         "the folded count must be the number of deltas the learner saw arrive")
 
 
@@ -483,7 +1015,7 @@ def _tapped_call(flavour, sse, messages=None, tools=(), **provider_kwargs):
     with FakeAPI(flavour) as api:
         api.queue(sse)
         base = provider_kwargs.pop("base_url", api.base_url)
-        tap = WireTap(sdk(flavour, base, max_retries=0, **provider_kwargs), console())
+        tap = WireTap(real_provider(flavour, base, max_retries=0, **provider_kwargs), console())
         try:
             result = tap.call(messages or [{"role": "user", "content": "hi"}], "", tools)
         except ProviderError as exc:
@@ -497,7 +1029,7 @@ def test_a_password_or_key_in_openai_base_url_never_shows_on_the_wire(monkeypatc
     for url in (f"http://learner:hunter2pass@{host}", f"http://{host}?key=query-secret-123"):
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         tap = WireTap(OpenAIProvider(api_key=KEY), console())
-        tap._show_request([{"role": "user", "content": "hi"}], "", (), NO_OPTIONS)
+        tap.stream([{"role": "user", "content": "hi"}])  # shown at once, sent only when read
         out = shown(tap)
         assert "hunter2pass" not in out and "query-secret-123" not in out, out
         assert "learner" not in out and "127.0.0.1" in out  # still says where it goes
@@ -584,7 +1116,7 @@ def test_the_title_names_the_address_the_sdk_posts_to_even_from_anthropic_base_u
     body really goes, still with no password in it."""
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://learner:hunter2pass@127.0.0.1:9")
     tap = WireTap(AnthropicProvider(api_key=KEY), console())
-    tap._show_request([{"role": "user", "content": "hi"}], "", (), NO_OPTIONS)
+    tap.stream([{"role": "user", "content": "hi"}])  # shown at once, sent only when read
     assert "POST http://127.0.0.1:9/v1/messages" in shown(tap)
     assert "hunter2pass" not in shown(tap)
 
@@ -624,3 +1156,16 @@ def test_only_a_stage_with_a_registry_takes_constrain():
 
     with pytest.raises(SystemExit):
         stage_parser("").parse_args(["--constrain"])
+
+
+@pytest.mark.parametrize(("args", "api"), [
+    (["--show-wire", "hi there"], "anthropic"),  # the flag first, as the README says
+    (["hi there", "--show-wire"], "anthropic"),
+    (["--show-wire", "openai", "hi there"], "openai"),
+])
+def test_show_wire_goes_before_or_after_a_question(args, api):
+    done = run_stage("01", *args)
+    assert done.returncode == 0, done.stderr
+    assert "you> hi there" in done.stdout, done.stdout
+    endpoint = "POST /v1/chat/completions" if api == "openai" else "POST /v1/messages"
+    assert f"request · {endpoint}" in done.stdout, done.stdout[:400]

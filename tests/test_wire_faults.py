@@ -1,21 +1,40 @@
-"""What real networks and servers do to a streamed reply, through the real SDKs.
+"""What real networks and servers do to a streamed reply, and what the SDK providers'
+shared half (shared/providers/sdk_base.py) makes of it: retries, waits, one-line errors.
 
-Each fault is served by the local fake API. Each test asserts the one-line
-`ProviderError` (or the recovery), what was shown, and that the history is as it was.
+First in this process, on a stand-in SDK; then through the real SDKs, each fault served
+by the local fake API. Each test asserts the one-line `ProviderError` (or the recovery),
+what was shown, and that the history is as it was.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import time
 
 import pytest
 from fake_api import SSE, FakeAPI, Page, anthropic_stream, api_error, openai_stream
+from fake_api.sdk import Response, sse_lines
 
-from shared.providers import ProviderError, Tool
+from shared.providers import ProviderError, Reasoning, Reply, Tool
 from shared.providers.anthropic_provider import AnthropicProvider
 from shared.providers.openai_provider import OpenAIProvider
-from shared.providers.sdk_base import asked_wait, timeout_from
+from shared.providers.sdk_base import (
+    CONNECT_TIMEOUT,
+    MAX_WAIT,
+    STATUS_FAILURES,
+    StreamBroke,
+    asked_wait,
+    disliked,
+    endpoint,
+    refused_as_malformed,
+    server_message,
+    split_shown,
+    sse_data,
+    summarize,
+    timeout_from,
+    url_secrets,
+)
 
 pytestmark = pytest.mark.sdk  # real SDKs at work: these run in the SDK worker (conftest.py)
 
@@ -77,6 +96,399 @@ def one_line(error) -> str:
     assert isinstance(error, ProviderError), f"expected a ProviderError, got {error!r}"
     assert "\n" not in text and KEY not in text, text
     return text
+
+
+# ---------------------------------------------------------------- in this process
+# What sdk_base.py does for both providers, on a stand-in SDK (the `sdk` fixture,
+# fake_api/sdk.py): the retry loop, how each failure is classified, the one line a
+# learner reads; and the small readers it is built from. No real SDK start-up, so a
+# mutation run of sdk_base.py stops at the first failure early. With the real SDKs and
+# the fake API's faults, further down.
+
+HELLO = anthropic_stream(["Hel", "lo"])
+
+
+class ConnectError(Exception):
+    """Named as the transport names a refused connection."""
+
+
+class ReadTimeout(Exception):
+    """Named as the transport names a silence."""
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    """The pauses before each retry, taken instead of slept."""
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    return slept
+
+
+def stand_in(**kwargs) -> AnthropicProvider:
+    """The Anthropic provider on the stand-in SDK, keeping its notes."""
+    p = AnthropicProvider("claude-test", api_key=KEY, **kwargs)
+    p.notes = []
+    p.on_notice = p.notes.append
+    return p
+
+
+def talk(p) -> Reply:
+    """One turn of `p`; its Reply."""
+    return p.call([{"role": "user", "content": "hi"}])
+
+
+def failed(sdk, *answers, **kwargs) -> str:
+    """The one line a turn ends in, given these answers ('' if it ended in a reply)."""
+    sdk.queue(*answers)
+    try:
+        talk(stand_in(**kwargs))
+    except ProviderError as exc:
+        return one_line(exc)
+    return ""
+
+
+def retried(sdk, failure, **kwargs) -> bool:
+    """Whether a turn that meets `failure` first tries again (and then gets its reply)."""
+    before = len(sdk.requests)
+    said = failed(sdk, failure, HELLO, max_retries=1, **kwargs)
+    sdk.responses.clear()
+    assert bool(said) is (len(sdk.requests) - before == 1), said
+    return not said
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("http://localhost/v1", "http://localhost:80"),
+    ("https://user:secret@api.example.org/v1?key=k", "https://api.example.org:443"),
+    ("http://127.0.0.1:8080/v1", "http://127.0.0.1:8080"),
+    ("http://[::1]:11434", "http://[::1]:11434"),
+    ("https://api.anthropic.com", "https://api.anthropic.com:443"),
+    ("http://user:pass@localhost:11434/v1?key=abc", "http://localhost:11434"),
+    ("http://[::1]:8080/v1", "http://[::1]:8080"),
+    ("http://host:notaport/v1", "http://host"),
+])
+def test_an_endpoint_is_scheme_host_and_port_only_with_the_schemes_own_port(url, shown):
+    assert endpoint(url) == shown
+
+
+def test_each_http_status_is_reported_as_itself():
+    # the statuses the two APIs document for an overloaded or failing server
+    assert {429, 500, 502, 503, 504, 529} <= STATUS_FAILURES.keys()
+    for status, (what, hint) in STATUS_FAILURES.items():
+        assert str(status) in what and hint
+
+
+def test_sse_events_end_at_a_blank_line_and_done_is_not_an_event():
+    events = sse_data(Response([
+        "event: a", 'data: {"n": 1}', "", ": a comment", "", 'data:{"n": 2}', "",
+        'data: {"n":', "data: 3}", "", "data: [DONE]", "", 'data: {"n": 4}']))
+    assert list(events) == [{"n": 1}, {"n": 2}, {"n": 3}]  # the last one never ended
+
+
+def test_a_sse_line_that_is_not_json_breaks_the_stream_for_good():
+    with pytest.raises(StreamBroke) as broke:
+        list(sse_data(Response(["data: {oops", ""])))
+    assert not broke.value.retry
+
+
+def test_shown_deltas_split_into_text_and_reasoning():
+    assert split_shown(["a", Reasoning("r1"), "b", Reasoning("r2")]) == ("ab", "r1r2")
+
+
+@pytest.mark.parametrize(("headers", "seconds"), [
+    ({"retry-after-ms": "1500"}, 1.5), ({"retry-after": "2"}, 2.0),
+    ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),  # the finer one wins
+    ({"retry-after-ms": "soon", "retry-after": "3"}, 3.0), ({"retry-after": "-4"}, 0.0),
+    ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date long past: no wait
+    ({}, None), (None, None), ({"retry-after": "whenever"}, None)])
+def test_the_wait_a_server_asks_for_is_read_in_its_own_unit(headers, seconds):
+    assert asked_wait(headers) == seconds
+
+
+def test_a_retry_after_date_is_the_time_until_then():
+    later = email.utils.formatdate(time.time() + 100, usegmt=True)
+    assert 90 < asked_wait({"retry-after": later}) <= 100
+    earlier = email.utils.formatdate(time.time() - 100, usegmt=True)
+    assert asked_wait({"retry-after": earlier}) == 0.0
+
+
+def test_a_message_is_one_line_of_at_most_200_characters():
+    assert summarize("a\n  b\tc") == "a b c"
+    assert summarize("x" * 200) == "x" * 200
+    cut_short = summarize("y" * 201)
+    assert len(cut_short) == 200 and cut_short.startswith("y" * 197)
+    assert not cut_short.startswith("y" * 198)
+
+
+def test_an_html_page_is_named_by_its_title():
+    page = "<!DOCTYPE html><html><head><title> 502 Bad\nGateway </title></head></html>"
+    assert "502 Bad Gateway" in summarize(page) and "<" not in summarize(page)
+    assert "<" not in summarize("<html><body>down</body></html>")
+    assert summarize("a < b and <b>bold</b>") == "a < b and <b>bold</b>"
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ({"error": {"message": "bad model"}}, "bad model"), ({"message": "flat"}, "flat"),
+    ({"error": {"code": 7}}, '{"error": {"code": 7}}'), ("plain text", "plain text")])
+def test_the_server_s_own_words_are_taken_from_its_body(body, said):
+    error = Exception("the exception's text")
+    error.body = body
+    assert server_message(error) == said
+
+
+def test_a_message_falls_back_to_the_exception_text_then_its_kind():
+    error = Exception("the exception's text")
+    error.body = ""
+    assert server_message(error) == "the exception's text"
+    assert server_message(TimeoutError()) == "TimeoutError"
+    assert server_message(ValueError("the body was cut")) == "the body was cut"
+
+
+def test_timeout_from_the_keyword_then_the_environment_then_the_default():
+    assert timeout_from(5, {"TAO_TIMEOUT": "9"}) == 5.0
+    assert timeout_from(None, {"TAO_TIMEOUT": " 2.5 "}) == 2.5
+    assert timeout_from(None, {"TAO_TIMEOUT": "  "}) == timeout_from(None, {}) == 60.0
+    assert timeout_from(None, {"TAO_TIMEOUT": "86399"}) == 86399.0
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "86400", "ten", "nan"])
+def test_a_tao_timeout_that_is_not_a_sane_number_of_seconds_is_refused(raw):
+    with pytest.raises(ProviderError):
+        timeout_from(None, {"TAO_TIMEOUT": raw})
+
+
+@pytest.mark.parametrize("value", [0, -2])
+def test_a_timeout_keyword_that_is_not_positive_is_refused(value):
+    with pytest.raises(ProviderError):
+        timeout_from(value, {})
+
+
+def test_the_secrets_in_a_url_are_its_password_and_query_values():
+    assert url_secrets("http://u:pw@h/v1?key=k1&x=&t=k2") == ["pw", "k1", "k2"]
+    assert url_secrets(None) == [] and url_secrets("http://h/") == []
+
+
+def test_a_pydantic_refusal_names_the_field_it_disliked():
+    said = ("1 validation error: [{'type': 'string_type', 'loc': ('body', 'messages', 2, "
+            "'typed-dict', 'content'), 'msg': 'Input should be a valid string'}]")
+    assert refused_as_malformed(said)
+    assert disliked(said) == "messages[2].content: Input should be a valid string"
+    assert not refused_as_malformed("model not found")
+    assert disliked("model not found") == "model not found"
+
+
+def test_a_fastapi_refusal_skips_the_union_members_and_the_role_mismatches():
+    detail = [{"loc": ["body", "messages", 1, "ChatCompletionUserMessage", "role"],
+               "msg": "Input should be 'user'"},
+              {"loc": ["body", "messages", 1, "function-after", "content"], "msg": "Field "
+               "required"}]
+    said = json.dumps({"detail": detail})
+    assert disliked(said) == "messages[1].content: Field required"
+    only_roles = json.dumps({"detail": detail[:1]})
+    assert disliked(only_roles) == "messages[1].role: Input should be 'user'"
+    assert disliked(json.dumps({"detail": [{"msg": "broken"}]})) == "broken"
+
+
+# ---- the retry loop
+
+
+def test_a_stream_is_read_through_and_its_response_closed(sdk, waits):
+    sdk.queue(HELLO)
+    seen = []
+    reply = stand_in().call([{"role": "user", "content": "hi"}], "", (), seen.append)
+    assert seen == ["Hel", "lo"] and reply.text == "Hello"
+    assert sdk.response.closed and len(sdk.requests) == 1 and waits == []
+
+
+def test_failures_before_any_text_are_retried_with_doubling_waits(sdk, waits):
+    sdk.queue(sdk.APIStatusError(503), sdk.APIConnectionError("reset"), HELLO)
+    p = stand_in()
+    assert talk(p).text == "Hello"
+    assert len(sdk.requests) == 3 and waits == [1.0, 2.0] and len(p.notes) == 2
+
+
+def test_the_attempts_run_out_after_three_and_the_error_says_how_many(sdk, waits):
+    said = failed(sdk, *[sdk.APIStatusError(503)] * 3, HELLO)
+    assert len(sdk.requests) == 3 and len(waits) == 2 and "after 3 attempts" in said
+
+
+@pytest.mark.parametrize(("max_retries", "attempts"), [(0, 1), (1, 2), (2, 3), (9, 3),
+                                                      (-5, 1)])
+def test_the_attempts_are_one_more_than_the_retries_and_at_most_three(sdk, max_retries,
+                                                                      attempts):
+    assert stand_in(max_retries=max_retries).attempts == attempts
+
+
+def test_a_failure_once_text_is_shown_is_not_retried_and_keeps_the_text(sdk, waits):
+    cut_off = SSE(anthropic_stream(["Hal", "lo"]).events[:4])  # no message_stop
+    sdk.queue(cut_off, HELLO)
+    with pytest.raises(ProviderError) as failure:
+        talk(stand_in())
+    assert len(sdk.requests) == 1 and waits == [] and failure.value.partial == "Hal"
+
+
+def test_a_wait_the_server_asks_for_is_honoured_up_to_the_limit(sdk, waits):
+    asked = {"retry-after": str(MAX_WAIT)}
+    sdk.queue(sdk.APIStatusError(429, headers=asked), HELLO)
+    assert talk(stand_in()).text == "Hello" and waits == [MAX_WAIT]
+    too_long = {"retry-after": str(MAX_WAIT + 1)}
+    assert failed(sdk, sdk.APIStatusError(429, headers=too_long), HELLO)
+    assert len(sdk.requests) == 3 and waits == [MAX_WAIT]
+
+
+def test_a_retry_wait_never_exceeds_the_limit(sdk, waits):
+    sdk.queue(*[sdk.APIStatusError(503)] * 3)
+    p = stand_in()
+    p.retry_base = 20.0
+    with pytest.raises(ProviderError):
+        talk(p)
+    assert waits == [20.0, MAX_WAIT]
+    assert failed(sdk, sdk.APIStatusError(400)) and waits == [20.0, MAX_WAIT]  # no retry
+
+
+def test_errors_that_are_already_one_line_or_a_stub_pass_through(sdk, waits):
+    sdk.queue(NotImplementedError("the exercise's stub"), HELLO)
+    with pytest.raises(NotImplementedError):
+        talk(stand_in())
+    sdk.responses.clear()
+    mine = ProviderError("already said")
+    sdk.queue(mine, HELLO)
+    with pytest.raises(ProviderError) as failure:
+        talk(stand_in())
+    assert failure.value is mine and waits == []
+
+
+def test_the_key_never_appears_in_a_note_or_an_error(sdk, waits):
+    sdk.queue(sdk.APIStatusError(503, f"bad key {KEY}"),
+              sdk.APIStatusError(401, f"rejected {KEY}"))
+    p = stand_in()
+    with pytest.raises(ProviderError) as failure:
+        talk(p)
+    assert p.notes and all(KEY not in note for note in p.notes)
+    assert KEY not in str(failure.value) and "https://api.anthropic.com:443" in str(
+        failure.value)
+
+
+def test_an_answer_that_is_not_an_event_stream_is_not_retried(sdk, waits):
+    assert "not an event stream" in failed(sdk, Page(200, "<html>login</html>"), HELLO)
+    assert len(sdk.requests) == 1 and sdk.response.closed
+    sdk.responses.clear()
+    body = "".join(line + "\n" for line in sse_lines(HELLO))
+    typed = Page(200, body, "text/event-stream; charset=utf-8")
+    sdk.queue(typed)
+    assert talk(stand_in()).text == "Hello"
+
+
+def test_the_wire_view_sees_each_event_before_it_is_assembled(sdk):
+    sdk.queue(HELLO)
+    p, seen = stand_in(), []
+    p.on_wire_event = lambda kind, data: seen.append((kind, data))
+    p.on_reply = lambda reply: seen.append(("reply", reply.text))
+    talk(p)
+    assert seen == [(kind, data) for kind, data in HELLO.events] + [("reply", "Hello")]
+
+
+# ---- setting up
+
+
+def test_the_connect_timeout_is_ten_seconds_or_the_whole_timeout_if_shorter(sdk):
+    stand_in(timeout=60)
+    stand_in(timeout=4)
+    assert [client.timeout for client in sdk.clients] == [(60.0, CONNECT_TIMEOUT), (4.0, 4.0)]
+    assert sdk.clients[0].max_retries == 0  # the SDK's own retries are off: ours count
+
+
+def test_the_secrets_are_the_key_and_the_base_url_s_credentials_once_each(sdk):
+    p = stand_in(base_url="http://me:hunter2hunter2@127.0.0.1:8080/v1?token=tok")
+    assert p.secrets == (KEY, "hunter2hunter2", "tok")
+    assert p.endpoint == "http://127.0.0.1:8080"
+
+
+# ---- classifying failures
+
+
+def test_nothing_listening_is_not_retried_and_a_silence_is(sdk, waits):
+    assert not retried(sdk, ConnectError())
+    wrapped = sdk.APIConnectionError("connection error")
+    wrapped.__cause__ = ConnectError()
+    assert not retried(sdk, wrapped)
+    assert retried(sdk, ReadTimeout()) and retried(sdk, sdk.APITimeoutError("slow"))
+    assert retried(sdk, sdk.APIConnectionError("dropped"))
+
+
+def test_ollama_s_port_gets_ollama_s_hint(sdk):
+    ollama = failed(sdk, ConnectError(), base_url="http://127.0.0.1:11434/v1")
+    other = failed(sdk, ConnectError(), base_url="http://127.0.0.1:8080/v1")
+    assert "ollama" in ollama.lower() and "ollama" not in other.lower()
+
+
+def test_a_transport_error_is_retried_and_a_bug_is_not(sdk, waits):
+    transport = type("RemoteProtocolError", (Exception,), {"__module__": "httpx._exceptions"})
+    assert retried(sdk, transport())
+    assert not retried(sdk, KeyError("slot"))
+    assert retried(sdk, StreamBroke("cut", retry=True))
+    assert not retried(sdk, StreamBroke("odd shape"))
+
+
+@pytest.mark.parametrize(("status", "retry"), [
+    (400, False), (401, False), (403, False), (404, False), (418, False), (429, True),
+    (499, False),
+    (500, True), (502, True), (503, True), (504, True), (529, True), (599, True)])
+def test_which_http_statuses_are_retried(sdk, waits, status, retry):
+    assert retried(sdk, sdk.APIStatusError(status, "something")) is retry
+
+
+def test_a_server_error_that_says_the_request_was_malformed_is_sent_once(sdk, waits):
+    said = "1 validation error: Field required"
+    assert not retried(sdk, sdk.APIStatusError(500, said))
+    assert not retried(sdk, sdk.APIStatusError(400, said))
+
+
+def test_a_retried_status_waits_as_long_as_the_server_asked(sdk, waits):
+    assert retried(sdk, sdk.APIStatusError(503, headers={"retry-after": "4"}))
+    assert retried(sdk, sdk.APIStatusError(503))
+    assert waits == [4.0, 1.0]  # else the provider's own first wait
+
+
+def test_the_error_line_says_more_only_after_more_than_one_attempt(sdk, waits):
+    once = failed(sdk, sdk.APIStatusError(503, "busy"), max_retries=0)
+    twice = failed(sdk, *[sdk.APIStatusError(503, "busy")] * 2, max_retries=1)
+    assert "still after 2 attempts" in twice and "attempts" not in once
+    assert once == twice.replace(", still after 2 attempts", "")
+    long_wait = {"retry-after": str(MAX_WAIT + 10)}
+    waited = failed(sdk, sdk.APIStatusError(503, "busy", headers=long_wait))
+    assert f"asked to wait {MAX_WAIT + 10:.0f} s" in waited
+    at_limit = failed(sdk, sdk.APIStatusError(503, "busy", headers={
+        "retry-after": str(MAX_WAIT)}), max_retries=0)
+    assert at_limit == once
+
+
+def test_a_model_check_that_fails_is_one_line(sdk):
+    sdk.models = ConnectError()
+    with pytest.raises(ProviderError):
+        stand_in().model_available()
+    sdk.models = ["claude-test"]
+    assert stand_in().model_available()
+
+
+@pytest.mark.parametrize(("status", "names_the_key"), [(401, True), (403, True), (400, False),
+                                                       (402, False), (404, False)])
+def test_only_a_rejected_key_points_at_the_key_variable(sdk, status, names_the_key):
+    said = failed(sdk, sdk.APIStatusError(status, "no"))
+    assert ("ANTHROPIC_API_KEY" in said) is names_the_key
+
+
+def test_a_rate_limit_is_retried_even_when_its_message_reads_like_a_refusal(sdk, waits):
+    assert retried(sdk, sdk.APIStatusError(429, "validation error: slow down"))
+
+
+def test_only_an_sdk_wrapped_error_is_named_by_its_cause(sdk, waits):
+    plain = KeyError("slot")
+    plain.__cause__ = ConnectError()
+    assert failed(sdk, plain, max_retries=0) == failed(sdk, KeyError("slot"), max_retries=0)
+
+
+# ---------------------------------------------------------------- end to end
+# The real SDKs against the fake API's faults.
 
 
 # ---------------------------------------------------------------- cut short
@@ -369,23 +781,6 @@ def test_hostile_arguments_become_an_observation_and_the_next_request_is_valid(
 # ---------------------------------------------------------------- the small pieces
 
 
-
-
-@pytest.mark.parametrize(("headers", "seconds"), [
-    ({"retry-after-ms": "250"}, 0.25),
-    ({"retry-after": "7"}, 7.0),
-    ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date long past: no wait
-    ({"retry-after": "soon"}, None),
-    ({}, None),
-])
-def test_the_wait_a_server_asks_for(headers, seconds):
-    assert asked_wait(headers) == seconds
-
-
-def test_a_tao_timeout_value_is_read_and_the_keyword_wins():
-    assert timeout_from(None, {}) == 60.0
-    assert timeout_from(None, {"TAO_TIMEOUT": " 2.5 "}) == 2.5
-    assert timeout_from(7, {"TAO_TIMEOUT": "2.5"}) == 7.0
 
 
 # ---------------------------------------------------------------- sessions that recover

@@ -8,11 +8,12 @@ user message that sums them up by rule, so the model still knows what was asked:
     - asked: What time is it? → answered: It is noon. (tools: now)
 
 One line per summarised turn, oldest first; `(tools: a, b)` lists the tools the turn
-called, in order, and is left out when it called none; the answer is the content of the
-turn's last assistant message. A turn starts at each user message. Keep as many of the
-newest turns whole as fit `budget` (stage 08's `estimate_tokens`) together with the
-summary; the last turn is always kept. If everything fits, return the messages as they
-are, with no summary. The input list is not changed.
+called, in order (a tool called twice is named twice), and is left out when it called
+none; the answer is the content of the turn's last assistant message. A turn starts at
+each user message. Keep as many of the newest turns whole as fit `budget` (stage 08's
+`estimate_tokens`) together with the summary; the last turn is always kept. If
+everything fits, return the messages as they are, with no summary. The input list is
+not changed.
 """
 
 from tao.repo import load_stage

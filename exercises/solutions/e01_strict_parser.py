@@ -13,7 +13,9 @@ return None.
 
 Try it: `TAO_OFFLINE_QUIRK=prose uv run stages/04_json_tool_call/main.py`, ask "what time
 is it?", and watch stage 04 miss a call that has a sentence before it. With the
-`fenced` quirk it misses again. Count which replies your format would have caught.
+`fenced` quirk it misses again. Your format would have caught neither: no reply there
+starts with `TOOL:`, so both are final answers to it as well. A strict format never
+mistakes prose for a call; in exchange the model must be taught it, in the system prompt.
 """
 
 import json

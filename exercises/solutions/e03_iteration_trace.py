@@ -1,10 +1,12 @@
 """Exercise 03 (stage 05): a one-line trace per iteration.
 
 Rewrite stage 05's `agent_step` with a `verbose` flag. With `verbose=True` it prints one
-line per iteration: `[N] TOOL ARGS -> OBSERVATION` for a tool call (ARGS as JSON, the
-observation cut to 80 characters) and `[N] answer` for the final one. With
-`verbose=False` it prints nothing. The answers, the messages the model is sent, and
-the MAX_ITERATIONS cap are the same as stage 05's either way.
+line per iteration, N counting from 1: `[N] TOOL ARGS -> RESULT` for a tool call (ARGS
+as JSON, RESULT the tool's result as `run_tool` returns it, cut to its first 80
+characters) and `[N] answer`, that word, for the final one. With `verbose=False`, the
+default, it prints nothing. The answers, the messages the model is sent (and the
+history it is given, left as it was) and the MAX_ITERATIONS cap are the same as stage
+05's either way.
 
 Try it: `uv run exercises/e03_iteration_trace.py` asks the offline model, with its
 unknown-tool quirk, for the time, and prints your trace: one line per iteration shows

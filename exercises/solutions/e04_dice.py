@@ -6,7 +6,11 @@ the tool around any `random.Random`, so a seeded one gives the same rolls every 
 Then `replay(recorded)` builds a tool that hands back recorded results in order, which is
 what re-running a recorded turn needs: the same observations, not fresh rolls.
 
-    roll = make_roll_d20(random.Random(7)); roll({}) -> "11" (some number 1..20, as a string)
+    roll = make_roll_d20(random.Random(7)); roll({}) -> "11" (with randint; some number
+    1..20, as a string), and make_roll_d20(random.Random(7)) rolls the same again
+
+Each tool built has its own source: two built from two rngs, or two replays of two
+recordings, never take from each other.
 """
 
 import random

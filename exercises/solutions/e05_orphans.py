@@ -5,9 +5,11 @@ answer (orphans), results that arrive late or twice, or calls without a result.
 Anthropic and OpenAI both refuse such a history. `repair` returns a new list in which
 every `role: "tool"` message answers, once, a call of the assistant turn just before
 it (other results of that turn may sit in between), and every call has a result: a
-missing one gets MISSING_RESULT, placed right after the results its turn already has.
-Any other tool message is dropped. The input list and its messages are not changed.
-
+missing one gets a tool message with the call's id and name and MISSING_RESULT as its
+content, placed right after the results its turn already has. Any other tool message
+is dropped; everything else stays, in its order. The input list and its messages are
+not changed, and the messages returned are copies: editing the repaired history later
+never edits the caller's.
 """
 
 MISSING_RESULT = "Error: no result: the call was interrupted or lost"  # Don't change this line

@@ -8,8 +8,11 @@ result, and the final assistant text), and `chat` keeps all of them in the histo
     answer, added = agent_step("time?", [], provider, "")
     # added: [user, assistant(tool_calls), tool, assistant("It is noon.")]
 
-Within a turn, each request holds everything the turn has added so far, as stage 07's
-does, and MAX_ITERATIONS still caps the turn.
+Each assistant message is the reply as the model sent it: its text (the sentence before
+the calls too) and every one of its calls. Within a turn, each request holds the
+history and everything the turn has added so far, with the system prompt and stage
+07's tools, as stage 07's does; the history given is not changed, and MAX_ITERATIONS
+still caps the turn (its last assistant message then says that it stopped).
 
 Try it: `uv run exercises/e06_scratchpad.py` runs three questions on the offline model
 twice, keeping the scratchpad and keeping answers only, and prints the input tokens each

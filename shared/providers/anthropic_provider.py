@@ -1,11 +1,16 @@
-"""Anthropic's Messages API, streamed, behind the tao Provider contract."""
+"""Anthropic's Messages API, streamed, behind the tao Provider contract.
+
+Top to bottom: the request (`request`, `to_anthropic`), the stream (`_assemble`,
+`_read`), the reply (`read_start`, `read_delta`). What compatible servers do otherwise
+is in `compat.py`.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 
+from . import compat
 from .base import Options, ProviderError, Reasoning, Reply, tool_calls_from
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODELS, KEY_VARS
 from .sanitize import as_text, sendable, usage_counts
@@ -88,9 +93,7 @@ class AnthropicProvider(SDKProvider):
             raise StreamBroke(f"the server sent an event of an unexpected shape "
                               f"({type(exc).__name__}: {exc})") from None
         reply.text, reply.reasoning = split_shown(shown)
-        for block in blocks.values():  # no input streamed: the start block's, if it had one
-            if not block["json"].strip() and block["start"]:
-                block["json"] = json.dumps(block["start"])
+        compat.input_sent_whole(blocks.values())  # no input streamed: the start block's
         reply.tool_calls = tool_calls_from(blocks.values())
         yield reply
 
@@ -117,20 +120,9 @@ class AnthropicProvider(SDKProvider):
                                               "name": as_text(block["name"]), "json": "",
                                               "start": block.get("input")}
             elif kind == "message_start":
-                # counts are kept only as whole numbers: a server's odd usage costs no reply
-                usage = usage_counts(event["message"].get("usage"))
-                if "input_tokens" in usage:
-                    reply.usage["input_tokens"] = usage["input_tokens"]
-                for key in CACHE_KEYS:  # what the prompt cache read or wrote, when it did
-                    if usage.get(key):
-                        reply.usage[key] = usage[key]
+                read_start(event["message"], reply)  # input tokens, the prompt cache
             elif kind == "message_delta":
-                # the stop reason arrives here: end_turn, tool_use, max_tokens...
-                stop = event["delta"].get("stop_reason")
-                reply.stop_reason = as_text(stop) if stop else reply.stop_reason
-                usage = usage_counts(event.get("usage"))
-                if "output_tokens" in usage:
-                    reply.usage["output_tokens"] = usage["output_tokens"]
+                read_delta(event, reply)  # the stop reason, output tokens
             elif kind == "message_stop":
                 return  # the only sign that the reply is complete
             elif kind == "error":
@@ -194,3 +186,25 @@ def anthropic_tool_choice(choice: str) -> dict:
     if choice == "required":
         return {"type": "any"}  # Anthropic's word for "some tool, the model picks which"
     return {"type": "tool", "name": choice}
+
+
+def read_start(message: dict, reply: Reply) -> None:
+    """What `message_start` tells of the reply: its input tokens, and what the prompt
+    cache read or wrote (counts kept only as whole numbers: a server's odd usage costs
+    no reply)."""
+    usage = usage_counts(message.get("usage"))
+    if "input_tokens" in usage:
+        reply.usage["input_tokens"] = usage["input_tokens"]
+    for key in CACHE_KEYS:  # only when the cache did something
+        if usage.get(key):
+            reply.usage[key] = usage[key]
+
+
+def read_delta(event: dict, reply: Reply) -> None:
+    """What `message_delta` tells of the reply: the stop reason (end_turn, tool_use,
+    max_tokens...; the last one given wins) and the output tokens."""
+    stop = event["delta"].get("stop_reason")
+    reply.stop_reason = as_text(stop) if stop else reply.stop_reason
+    usage = usage_counts(event.get("usage"))
+    if "output_tokens" in usage:
+        reply.usage["output_tokens"] = usage["output_tokens"]

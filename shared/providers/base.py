@@ -39,6 +39,7 @@ class ToolCall:
     name: str
     args: dict
     error: str = ""  # set when the arguments arrived broken: the loop reports it as an observation
+    sent: str = ""  # with an error: the arguments as the model sent them (the trace shows it)
 
 
 @dataclass
@@ -111,7 +112,8 @@ def tool_calls_from(slots: Iterable[dict]) -> list[ToolCall]:
     calls = []
     for slot in slots:
         args, error = parse_args(slot["json"])
-        calls.append(ToolCall(slot["id"], slot["name"], args, error))
+        calls.append(ToolCall(slot["id"], slot["name"], args, error,
+                              slot["json"] if error else ""))
     return calls
 
 

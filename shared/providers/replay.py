@@ -63,7 +63,9 @@ SHOWN = 160  # characters of a differing value quoted in a divergence report
 MAX_DEPTH = 100  # a recording nested deeper than this is no recording (and would crash)
 # The options a recording keeps, by name, per kind of session: what makes the same session
 # again. Written as --name=value; a stage's own words (stage 01's question) go after `--`.
-KEPT = {"stage": ("--budget", "--max-iterations", "--show-wire"),
+# Never one that picks the model, a file or folder to write (--record, --workspace), or
+# takes a wall down (--unconfined): a replay runs the recorded tool calls for real.
+KEPT = {"stage": ("--budget", "--max-iterations", "--show-wire", "--sandbox"),
         "compare": ("--protocols", "--runs", "--tasks")}
 WORDS = "question"  # the stage argument that holds its words (stage 01: what to ask)
 SHAPE = 'a JSON list of {"request": ..., "text": ...} entries'

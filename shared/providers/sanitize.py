@@ -20,6 +20,7 @@ from collections import defaultdict, deque
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CALL_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # Anthropic's pattern, OpenAI's 40-char limit
 _NAME_LETTER = re.compile(r"[^A-Za-z0-9_-]")  # both APIs' tool-name pattern, 1-64 of these
+NO_ID = "call_tao"  # the stem of the ids made up for calls that came without one
 
 
 def encodable(text) -> str:
@@ -71,13 +72,23 @@ def tool_name(name) -> str:
 
 
 def call_id(raw, taken: set) -> str:
-    """`raw` if it is a usable id not yet taken, else a stable made-up one that is not."""
+    """`raw` if it is a usable id not yet taken, else a stable made-up one that is not
+    (an id the APIs would refuse is replaced by its hash)."""
     raw = encodable(raw)
     base = raw if _CALL_ID.match(raw) else "call_" + hashlib.sha1(raw.encode()).hexdigest()[:16]
-    new, n = base, 1
-    while new in taken:  # a server that repeats an id: the later call gets its own
+    return unique_id(base, taken)
+
+
+def unique_id(wanted: str, taken: set, avoid=()) -> str:
+    """`wanted` if no call in `taken` has it yet; else a made-up id that no call in
+    `taken` or `avoid` has: `wanted` cut to leave room for `_2`, `_3`... (under OpenAI's
+    40 characters), or for a call with no id, `call_tao_1`, `call_tao_2`... The id
+    returned joins `taken`. The one place tao makes up a call id (a server that repeats
+    one, or sends none: the later call gets its own, so no result answers two calls)."""
+    new, n = wanted, 1 if wanted else 0  # a call that kept the id counts as the first
+    while not new or new in taken or (new != wanted and new in avoid):
         n += 1
-        new = f"{base[:34]}_{n}"
+        new = f"{(wanted or NO_ID)[:34]}_{n}"
     taken.add(new)
     return new
 

@@ -56,9 +56,6 @@ class WireTap(Wrapper):
         self.console = console or make_console()
         self.sdk = sdk_provider(provider)  # None: no wire of its own, show `flavour`'s
         self.flavour = flavour_of(provider) or flavour
-        self.last_request: dict | None = None  # the body shown last (for tests, --raw)
-        self.last_log: WireLog | None = None
-
 
     def stream(self, messages: list[dict], system: str = "", *, stop=()) -> Iterator[str]:
         """Show the request at once, before the caller prints a label for the reply."""
@@ -72,7 +69,6 @@ class WireTap(Wrapper):
         if not vars(self).pop("_request_shown", False):
             self._show_request(messages, system, tools, options)
         log, reply, deltas = WireLog(), None, []
-        self.last_log = log
         try:
             with _listening(self.provider, log.record):
                 for item in self.provider.turn(messages, system, tools, options):
@@ -88,7 +84,7 @@ class WireTap(Wrapper):
         yield reply
 
     def _show_request(self, messages, system, tools, options: Options) -> None:
-        """Build the body for this turn, keep it, and print it."""
+        """Build the body for this turn and print it."""
         where = str(self.sdk._client.base_url) if self.sdk is not None else None  # as used
         title = f"request · POST {endpoint(self.flavour, where)}"
         if self.sdk is not None:
@@ -103,7 +99,6 @@ class WireTap(Wrapper):
             body = would_send(self.flavour, messages, system, tools, options)
             note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
                     f"({self.provider.name} model)")
-        self.last_request = body
         show_request(self.console, body, title, note, self._secrets())
 
     def _show_response(self, log: WireLog, reply, deltas: list[str], broke: str = "") -> None:

@@ -49,7 +49,7 @@ def _parse_tool_call(text: str) -> dict | None:
         return None  # looked like JSON, was not (or too deep, or a number too long): an answer
     if not isinstance(parsed, dict) or "tool" not in parsed:
         return None
-    if parsed.get("args") is None:  # left out or null: no arguments, as the book's loop says
+    if parsed.get("args") is None:  # left out or null: the call takes no arguments
         parsed["args"] = {}
     return parsed
 

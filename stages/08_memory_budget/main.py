@@ -11,7 +11,7 @@ from context import CONTEXT_BUDGET
 from loop import agent_step, build_agent_system
 
 from shared.providers import ProviderError
-from shared.stage_main import open_session, run, stage_parser
+from shared.stage_main import at_least_one, open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET) -> None:
@@ -39,7 +39,7 @@ def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET) -> None:
 
 def main() -> None:
     parser = stage_parser(__doc__)
-    parser.add_argument("--budget", type=int, default=CONTEXT_BUDGET,
+    parser.add_argument("--budget", type=at_least_one, default=CONTEXT_BUDGET,
                         help=f"tokens one request may take (default {CONTEXT_BUDGET})")
     args = parser.parse_args()
     with open_session(args) as (provider, trace):

@@ -33,11 +33,16 @@ def estimate_tokens(messages: list) -> int:
 
 
 def drop_orphan_results(messages: list[dict]) -> list[dict]:
-    """`messages` without tool results whose call is not earlier in the list."""
-    declared, kept = set(), []
+    """`messages` without tool results that answer no waiting call: each result must
+    answer, once, a call of the message just before its run of results (a server may
+    give two calls one id: each gets its result)."""
+    waiting, kept = set(), []
     for message in messages:
-        declared.update(call["id"] for call in message.get("tool_calls") or ())
-        if message["role"] != "tool" or message.get("tool_call_id") in declared:
+        if message["role"] != "tool":  # from here on, only this message's calls wait
+            waiting = [call["id"] for call in message.get("tool_calls") or ()]
+            kept.append(message)
+        elif message.get("tool_call_id") in waiting:  # late, repeated or lost: dropped
+            waiting.remove(message["tool_call_id"])
             kept.append(message)
     return kept
 

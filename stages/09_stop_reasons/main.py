@@ -1,7 +1,7 @@
 """Stage 09: stop reasons as data.
 
-Every turn ends with a reason the code can act on (completed, max_iterations, max_tokens,
-refusal, error), and the iteration cap ends with an honest summary, not an apology.
+Every turn ends with a reason the code can act on (completed, max_iterations, no_progress,
+max_tokens, refusal, model_stopped, error, cancelled); the cap ends with an honest summary.
 
     uv run stages/09_stop_reasons/main.py
     uv run stages/09_stop_reasons/main.py --max-iterations 1   # watch the cap's summary
@@ -10,7 +10,7 @@ refusal, error), and the iteration cap ends with an honest summary, not an apolo
 from context import CONTEXT_BUDGET
 from loop import MAX_ITERATIONS, agent_step, build_agent_system
 
-from shared.stage_main import open_session, run, stage_parser
+from shared.stage_main import at_least_one, open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
@@ -42,9 +42,9 @@ def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
 
 def main() -> None:
     parser = stage_parser(__doc__)
-    parser.add_argument("--budget", type=int, default=CONTEXT_BUDGET,
+    parser.add_argument("--budget", type=at_least_one, default=CONTEXT_BUDGET,
                         help=f"tokens one request may take (default {CONTEXT_BUDGET})")
-    parser.add_argument("--max-iterations", type=int, default=MAX_ITERATIONS,
+    parser.add_argument("--max-iterations", type=at_least_one, default=MAX_ITERATIONS,
                         help=f"model calls one turn may make (default {MAX_ITERATIONS})")
     args = parser.parse_args()
     with open_session(args) as (provider, trace):

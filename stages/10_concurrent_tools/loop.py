@@ -32,10 +32,10 @@ REPEATS = 3  # the same call (or the same result) this often in one turn: no pro
 GATES = {
     "end_turn": "run",  # done; a reply with calls and an ordinary end still runs them
     "tool_use": "run",  # it stopped in order to call tools
-    "stop_sequence": "run",  # one of our stop sequences: an ordinary end
     "max_tokens": "cut_off",  # the arguments may not be whole
     "refusal": "refuse",  # Anthropic declined
     "content_filter": "refuse",  # OpenAI's filter: a gateway may still pass half a reply
+    "stop_sequence": "stop",  # cut where a stop sequence began, not to call a tool
     "pause_turn": "stop",  # Anthropic paused a long server-side turn
     "model_context_window_exceeded": "stop",  # Anthropic: no room left to write in
 }

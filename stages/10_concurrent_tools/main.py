@@ -9,7 +9,7 @@ asyncio, each under a timeout, and their results go back in call order.
 from context import CONTEXT_BUDGET
 from loop import MAX_ITERATIONS, agent_step, build_agent_system
 
-from shared.stage_main import open_session, run, stage_parser
+from shared.stage_main import at_least_one, open_session, run, stage_parser
 
 
 def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
@@ -41,9 +41,9 @@ def chat(provider, trace, system: str, budget: int = CONTEXT_BUDGET,
 
 def main() -> None:
     parser = stage_parser(__doc__)
-    parser.add_argument("--budget", type=int, default=CONTEXT_BUDGET,
+    parser.add_argument("--budget", type=at_least_one, default=CONTEXT_BUDGET,
                         help=f"tokens one request may take (default {CONTEXT_BUDGET})")
-    parser.add_argument("--max-iterations", type=int, default=MAX_ITERATIONS,
+    parser.add_argument("--max-iterations", type=at_least_one, default=MAX_ITERATIONS,
                         help=f"model calls one turn may make (default {MAX_ITERATIONS})")
     args = parser.parse_args()
     with open_session(args) as (provider, trace):

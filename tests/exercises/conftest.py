@@ -8,8 +8,11 @@
 - Hangs: each test gets TAO_TEST_TIMEOUT seconds (default 15); then it fails with one
   line naming the exercise and the likely endless loop.
 - TAO_STUB_CHECK=1: the run fails if any exercise test passes on an untouched stub.
-- TAO_EXERCISES=mutants: every mutant must fail at least one test of its exercise, and each
+- TAO_EXERCISES=mutants: every mutant must fail at least one test of its exercise, by what
+  it does (one that does not even import proves nothing, and fails the run), and each
   exercise needs at least MIN_MUTANTS of them.
+- Each test gets the module freshly imported: what one test leaves behind in it (a
+  registry entry, a cached lock, a counter) can neither help nor hurt the next.
 - TAO_RESULTS=<file>: one JSON line per test (exercise, test, outcome, message), which
   is how `tao check` reads a run.
 """
@@ -40,10 +43,11 @@ STUB_CHECK = os.environ.get("TAO_STUB_CHECK") == "1"
 STRICT = SOLUTIONS or MUTANT_MODE or os.environ.get("TAO_EXERCISES_STRICT") == "1"
 TIMEOUT = float(os.environ.get("TAO_TEST_TIMEOUT") or 15)
 RESULTS = os.environ.get("TAO_RESULTS")
-MIN_MUTANTS = 3
+MIN_MUTANTS = 5
 
 _passed_on_stubs: list[str] = []
 _mutant_caught: dict[str, bool] = {}  # mutant file name -> some test failed on it
+_mutant_broken: set[str] = set()  # mutant file names that do not import
 _timed_out: set[str] = set()  # exercises whose tests hung: the rest of them are not run
 _NOT_ATTEMPTED = pytest.StashKey[str]()  # on a test that ended in its stub: the stub's words
 
@@ -65,15 +69,22 @@ def _exercise_of(item) -> str:
 def pytest_generate_tests(metafunc):
     if MUTANT_MODE and "ex" in metafunc.fixturenames:
         paths = mutants_of(metafunc.module.__name__.removeprefix("test_"))
-        metafunc.parametrize("ex", paths, indirect=True, scope="module",
+        metafunc.parametrize("ex", paths, indirect=True,
                              ids=[p.stem.split("__", 1)[1] for p in paths])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def ex(request):
-    """The code under test for this file (test_e03_x.py -> exercises/e03_x.py)."""
+    """The code under test for this file (test_e03_x.py -> exercises/e03_x.py), imported
+    afresh for every test, so that no test passes or fails on what another left behind."""
     name = request.module.__name__.removeprefix("test_")
-    return load_exercise(name, getattr(request, "param", None))
+    path = getattr(request, "param", None)
+    try:
+        return load_exercise(name, path)
+    except pytest.fail.Exception:
+        if path is not None:
+            _mutant_broken.add(path.stem)
+        raise
 
 
 def _is_stub(item, error: NotImplementedError) -> bool:
@@ -187,13 +198,16 @@ def pytest_sessionfinish(session, exitstatus):
 
 def _judge_mutants(session) -> int:
     """0 if every mutant failed some test and every exercise has enough of them."""
-    survivors = sorted(name for name, caught in _mutant_caught.items() if not caught)
+    survivors = sorted(name for name, caught in _mutant_caught.items()
+                       if not caught or name in _mutant_broken)
     tests = {Path(str(item.path)).stem.removeprefix("test_") for item in session.items}
     thin = sorted(name for name in tests if len(mutants_of(name)) < MIN_MUTANTS)
     print(f"\nmutants: {len(_mutant_caught) - len(survivors)} of {len(_mutant_caught)} "
           "rejected by their exercise's tests", file=sys.stderr)
     for name in survivors:
-        print(f"  SURVIVED {name}: no test failed on this wrong answer", file=sys.stderr)
+        why = ("it does not import, so no test judged what it does" if name in _mutant_broken
+               else "no test failed on this wrong answer")
+        print(f"  SURVIVED {name}: {why}", file=sys.stderr)
     for name in thin:
         print(f"  TOO FEW {name}: {len(mutants_of(name))} mutants, want {MIN_MUTANTS}",
               file=sys.stderr)

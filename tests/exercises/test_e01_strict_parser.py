@@ -5,12 +5,16 @@ from exercise_support import need
 NOW = {"tool": "now", "args": {}}
 
 CASES = [
+    # the three examples of the docstring, as it gives them
     ('TOOL:\n{"tool": "now", "args": {}}', NOW),                      # the format
+    ('\n TOOL: \n{"tool": "now", "args": {}}', NOW),                  # spaces around TOOL:
+    ('{"tool": "now", "args": {}}', None),                            # bare JSON: an answer now
+    # the rules, one case each
     ('\n\nTOOL:\n{"tool": "now", "args": {}}\n', NOW),                # blank lines around
     ('TOOL:  \n{\n "tool": "now",\n "args": {}\n}', NOW),             # spaces, pretty JSON
     ('TOOL:\n{"tool": "wordcount", "args": {"text": "TOOL:"}}',       # marker inside args
      {"tool": "wordcount", "args": {"text": "TOOL:"}}),
-    ('{"tool": "now", "args": {}}', None),                            # bare JSON: an answer now
+    ('   \n\nTOOL:\n{"tool": "now", "args": {}}', NOW),               # a line of spaces is blank
     ('TOOL: {"tool": "now", "args": {}}', None),                      # JSON on the marker line
     ('TOOL: junk\n{"tool": "now", "args": {}}', None),                # junk on the marker line
     ('TOOLS:\n{"tool": "now", "args": {}}', None),                    # not the marker
@@ -30,7 +34,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("reply", "expected"), CASES)
+@pytest.mark.parametrize(("reply", "expected"), CASES, ids=[repr(r[:24]) for r, _ in CASES])
 def test_strict_parser(ex, reply, expected):
     got = need(ex, "parse_tool_call", "text")(reply)
     what = "a tool call" if expected else "a final answer (None)"

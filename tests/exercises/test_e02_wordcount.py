@@ -9,7 +9,10 @@ from tao.repo import load_stage
 
 
 @pytest.mark.parametrize(("text", "count"), [
+    ("a b  c", "3"),  # the docstring's example
     ("the quick brown fox", "4"), ("  spaced   out\twords\n", "3"), ("", "0"), ("héllo", "1"),
+    ("   ", "0"), ("one", "1"),
+    ("don't stop: a dog-eat-dog world", "5"),  # words are what whitespace separates
 ])
 def test_wordcount_counts_words_and_returns_a_string(ex, text, count):
     got = need(ex, "wordcount", "args")({"text": text})
@@ -33,6 +36,14 @@ def test_add_wordcount_keeps_every_other_tool_and_the_original(ex):
     assert bigger["wordcount"] is ex.wordcount, "register your wordcount function itself"
     assert list(tools) == ["now", "calculator", "weather"], (
         "add_wordcount must not change the registry it was given: build a new dict")
+
+
+def test_an_empty_registry_gets_wordcount_alone(ex):
+    tools: dict = {}
+    bigger = need(ex, "add_wordcount", "tools")(tools)
+    assert bigger == {"wordcount": ex.wordcount} and tools == {}, (
+        f"add_wordcount({{}}) should be {{'wordcount': wordcount}}, with the empty dict it was "
+        f"given left empty; got {bigger}, and the dict given is now {tools}")
 
 
 def test_stage05_agent_step_runs_it_unchanged(ex, monkeypatch):

@@ -34,9 +34,59 @@ def test_verbose_prints_one_line_per_iteration(ex, capsys):
     assert lines[2] == "[3] answer", f"the last iteration should print '[3] answer': {lines[2]!r}"
 
 
+def test_the_docstrings_example_line(ex, capsys, monkeypatch):
+    monkeypatch.setitem(ex.stage.TOOLS, "now", lambda args: "2026-05-01T09:30:00+00:00")
+    model = ScriptedProvider([json.dumps({"tool": "now", "args": {}}), "It is 09:30."])
+    answer = agent_step(ex)("What time is it?", [], model, "", verbose=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert (answer, lines) == ("It is 09:30.", ["[1] now {} -> 2026-05-01T09:30:00+00:00",
+                                                "[2] answer"]), (
+        f"the docstring's example: a `now` call, then the answer, should print "
+        f"'[1] now {{}} -> 2026-05-01T09:30:00+00:00' and '[2] answer'; it printed {lines}")
+
+
 def test_quiet_by_default_prints_nothing(ex, capsys):
     answer, out, _ = run(ex, False, capsys)
     assert answer == "Done." and out == "", f"verbose=False should print nothing, printed {out!r}"
+    model = ScriptedProvider([WORDCOUNT, "Done."])
+    ex.stage.TOOLS["wordcount"] = lambda args: str(len(args["text"].split()))
+    answer = need(ex, "agent_step", "user_message", "history", "provider", "system")(
+        "go", [], model, "")
+    out = capsys.readouterr().out
+    assert answer == "Done." and out == "", (
+        f"called without verbose, agent_step should print nothing (verbose=False is the "
+        f"default); it printed {out!r}")
+
+
+def scripts():
+    """Turns to run through stage 05's own agent_step and yours: (history, replies)."""
+    earlier = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    return [
+        ([], [WORDCOUNT, "Done."]),
+        (earlier, [WORDCOUNT, json.dumps({"tool": "nosuch", "args": {}}), "Sorry."]),
+        ([], ['{"tool": "wordcount"}', "No args at all."]),  # stage 05 reads args as {}
+        ([], ['I will count. {"tool": "wordcount", "args": {"text": "x"}}']),  # prose: answer
+        (earlier, [WORDCOUNT] * 12),  # never stops: the cap
+    ]
+
+
+@pytest.mark.parametrize("verbose", [True, False])
+def test_answers_and_requests_are_stage_05s(ex, capsys, verbose):
+    ex.stage.TOOLS["wordcount"] = lambda args: str(len(args.get("text", "").split()))
+    for history, replies in scripts():
+        theirs, ours = ScriptedProvider(replies), ScriptedProvider(replies)
+        expected = ex.stage.agent_step("count", list(history), theirs, "Be brief.")
+        given = [dict(m) for m in history]
+        got = agent_step(ex)("count", given, ours, "Be brief.", verbose=verbose)
+        assert got == expected, (
+            f"stage 05's agent_step answers {expected!r} to the replies {replies[:3]}; "
+            f"yours answered {got!r}")
+        assert ours.calls == theirs.calls, (
+            f"for the replies {replies[:3]}, the model should be sent what stage 05 sends "
+            f"(the history, the question, each reply and its observation, the system "
+            f"prompt as given): stage 05 made {len(theirs.calls)} requests, yours "
+            f"{len(ours.calls)}, and they differ")
+        assert given == history, "the history given to agent_step must stay as it was"
 
 
 @pytest.mark.parametrize("verbose", [True, False])

@@ -35,6 +35,41 @@ def test_rolls_are_between_1_and_20_and_come_from_the_rng(ex):
         "out the top)")
 
 
+def test_the_docstrings_example_rolls_the_same_twice(ex):
+    make = need(ex, "make_roll_d20", "rng")
+    first = make(random.Random(7))({})
+    again = make(random.Random(7))({"sides": 6})  # args are ignored
+    assert isinstance(first, str) and first.isdigit() and 1 <= int(first) <= 20, (
+        f"roll({{}}) should be a number from 1 to 20 as a string, got {first!r}")
+    assert again == first, (
+        f"make_roll_d20(random.Random(7)) rolled {first!r}, then a second tool on a new "
+        f"random.Random(7) rolled {again!r}: the same seed must give the same roll")
+
+
+def test_each_tool_rolls_with_its_own_rng(ex):
+    make = need(ex, "make_roll_d20", "rng")
+    alone = {}
+    for seed in (1, 2):
+        roll = make(random.Random(seed))
+        alone[seed] = [roll({}) for _ in range(5)]
+    a, b = make(random.Random(1)), make(random.Random(2))
+    both = [(a({}), b({})) for _ in range(5)]  # taking turns
+    assert [x for x, _ in both] == alone[1] and [y for _, y in both] == alone[2], (
+        "two tools built on random.Random(1) and random.Random(2), rolling in turns, should "
+        f"each roll what its own rng gives alone ({alone[1]} and {alone[2]}); they rolled "
+        f"{[x for x, _ in both]} and {[y for _, y in both]}: keep each rng in its own tool "
+        "(a closure), not in one module-level name")
+
+
+def test_each_replay_has_its_own_recording(ex):
+    replay = need(ex, "replay", "recorded")
+    first, second = replay(["5", "7"]), replay(["19", "2"])
+    got = [first({}), second({}), first({}), second({})]
+    assert got == ["5", "19", "7", "2"], (
+        "two replays, called in turns, should each hand back their own recording in order "
+        f"(5, 19, 7, 2); they gave {got}")
+
+
 def test_a_seeded_turn_repeats_exactly(ex):
     make = need(ex, "make_roll_d20", "rng")
     first = three_rolls_and_a_sum(make(random.Random(42)))
@@ -52,6 +87,11 @@ def test_replay_gives_a_rerun_the_recorded_observations(ex):
     kept = ["5", "7"]
     tool = replay(kept)
     assert [tool({}), tool({})] == ["5", "7"], "replay hands back the results in order"
-    assert tool({}).startswith("Error: "), (
-        "after the recorded results run out, replay should return an 'Error: ...' string")
+    assert tool({}).startswith("Error: ") and tool({}).startswith("Error: "), (
+        "after the recorded results run out, replay should return an 'Error: ...' string, "
+        "every time it is called")
+    empty = replay([])({})
+    assert isinstance(empty, str) and empty.startswith("Error: "), (
+        f"replay([]) has nothing to hand back: its first call should be 'Error: ...', "
+        f"got {empty!r}")
     assert kept == ["5", "7"], "replay must not use up the caller's list"

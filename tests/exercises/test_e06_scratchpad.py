@@ -6,7 +6,14 @@ from fake_api import check_openai
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall
 from shared.providers.openai_provider import to_openai
 
-TIME_CALL = Reply("Checking.", [ToolCall("c1", "now", {})], "tool_use")
+TIME_CALL = Reply("Checking.", [ToolCall("c1", "now", {})], "tool_use")  # Replies are copied
+
+
+def two_calls():
+    """What the offline model sends for two questions at once: a sentence, two calls."""
+    return Reply("I'll use now and wordcount.", [
+        ToolCall("offline_call_1", "now", {}),
+        ToolCall("offline_call_2", "wordcount", {"text": "to be or not to be"})], "tool_use")
 
 
 def step(ex):
@@ -35,6 +42,43 @@ def test_within_a_turn_the_model_sees_the_tool_result(ex):
     assert second[4]["tool_call_id"] == "c1" and second[4]["content"], "the result itself"
 
 
+def test_several_calls_in_one_reply_each_add_their_result(ex):
+    answer, added = step(ex)("time and words?", [],
+                             ScriptedProvider([two_calls(), "Noon; 6 words."]), "")
+    assert [m["role"] for m in added] == ["user", "assistant", "tool", "tool", "assistant"], (
+        "a reply with two calls adds the assistant message, then one result per call; the "
+        f"roles added were {[m['role'] for m in added]}")
+    assert added[1] == two_calls().assistant_message(), (
+        "the assistant message is the reply as the model sent it: its sentence and both "
+        f"calls; got {added[1]}")
+    assert [m["tool_call_id"] for m in added[2:4]] == ["offline_call_1", "offline_call_2"]
+    assert added[3]["content"] == "6", "each call's own result, in the order of the calls"
+    assert answer == "Noon; 6 words." == added[-1]["content"]
+
+
+def test_requests_are_stage_07s_and_the_history_stays(ex):
+    earlier = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    counts = Reply("I'll use wordcount twice.", [  # no `now`: the clock would differ
+        ToolCall("w1", "wordcount", {"text": "to be"}), ToolCall("w2", "wordcount",
+                                                                 {"text": "or not"})])
+    script = [counts, Reply("", [ToolCall("k1", "calculator", {"expression": "2+2"})]),
+              "Done twice."]
+    theirs, ours = ScriptedProvider(script), ScriptedProvider(script)
+    ex.stage.agent_step("go", [dict(m) for m in earlier], theirs, "Be brief.")
+    given = [dict(m) for m in earlier]
+    step(ex)("go", given, ours, "Be brief.")
+    assert given == earlier, "agent_step must leave the history it is given as it was"
+    assert len(ours.calls) == len(theirs.calls) == 3
+    for n, (got, want) in enumerate(zip(ours.calls, theirs.calls, strict=True), start=1):
+        assert got["messages"] == want["messages"], (
+            f"request {n} should hold what stage 07's holds (the history, the question, "
+            f"then each reply and its results); its roles were "
+            f"{[m['role'] for m in got['messages']]}, stage 07's "
+            f"{[m['role'] for m in want['messages']]}")
+        assert got["system"] == "Be brief." and got["tools"] == want["tools"], (
+            f"request {n} should carry the system prompt given and stage 07's tools")
+
+
 def test_the_iteration_cap_holds(ex):
     cap = ex.stage.MAX_ITERATIONS
     model = ScriptedProvider([TIME_CALL] * (cap + 3))
@@ -59,6 +103,7 @@ def test_chat_shows_the_next_turn_what_the_tools_said(ex):
         "the second turn's request should still contain the first turn's tool result")
     assert [m["role"] for m in history] == [
         "user", "assistant", "tool", "assistant", "user", "assistant"]
+    assert chat([], ScriptedProvider([]), "") == [], "no lines, no history"
 
 
 def test_the_kept_history_is_one_a_strict_api_accepts(ex):

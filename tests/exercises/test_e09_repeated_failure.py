@@ -19,8 +19,51 @@ def test_the_same_failing_call_twice_stops_the_turn(ex):
     answer, model = run(ex, [calc("1/0"), calc("1/0"), calc("1/0"), "never reached"])
     assert len(model.calls) == 2, (
         f"it should stop after the second failure, not after {len(model.calls)} calls")
-    assert answer.startswith("Stopped: calculator failed twice in a row with the same arguments")
-    assert "division by zero" in answer, "the learner should see the error itself"
+    error = ex.stage.run_tool(ToolCall("c", "calculator", {"expression": "1/0"}))
+    expected = f"Stopped: calculator failed twice in a row with the same arguments: {error}"
+    assert answer == expected, (
+        f"the turn should end with\n  {expected}\n(the tool's name, then its error as "
+        f"run_tool gave it), not\n  {answer}")
+
+
+def test_the_stop_quotes_the_repeated_calls_own_error(ex):
+    answer, model = run(ex, [calc("1/0"), calc("2 +"), calc("2 +"), "never reached"])
+    error = ex.stage.run_tool(ToolCall("c", "calculator", {"expression": "2 +"}))
+    assert len(model.calls) == 3 and answer == (
+        f"Stopped: calculator failed twice in a row with the same arguments: {error}"), (
+        "1/0 failed, then '2 +' failed twice: the turn stops on '2 +', quoting its error "
+        f"({error!r}), not an earlier one; it ended with {answer!r}")
+
+
+def test_the_same_failing_call_twice_in_one_reply_stops_too(ex):
+    twice = Reply("", [ToolCall("a", "calculator", {"expression": "1/0"}),
+                       ToolCall("b", "calculator", {"expression": "1/0"})], "tool_use")
+    answer, model = run(ex, [twice, calc("1/0"), "never reached"])
+    assert len(model.calls) == 1 and answer.startswith(
+        "Stopped: calculator failed twice in a row"), (
+        "one reply whose two calls are the same failing call: the second call comes just "
+        f"after the first, so the turn stops there; the model was asked {len(model.calls)} "
+        f"times and the answer was {answer!r}")
+
+
+def test_stage_07s_loop_is_kept_when_nothing_repeats(ex):
+    earlier = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    script = [calc("1/0"), Reply("Two at once.", [ToolCall("w", "wordcount", {"text": "a b"}),
+                                                  ToolCall("k", "calculator", {"expression":
+                                                                               "1/0"})]),
+              calc("2/0"), "Some of it failed."]
+    theirs, ours = ScriptedProvider(script), ScriptedProvider(script)
+    expected = ex.stage.agent_step("compute", [dict(m) for m in earlier], theirs, "Be brief.")
+    given = [dict(m) for m in earlier]
+    answer = need(ex, "agent_step", "user_message", "history", "provider", "system")(
+        "compute", given, ours, "Be brief.")
+    assert answer == expected == "Some of it failed.", (
+        f"no failing call follows itself here (1/0, then wordcount, then 1/0, then 2/0), so "
+        f"the turn runs as stage 07's does, to {expected!r}; it ended with {answer!r}")
+    assert ours.calls == theirs.calls, (
+        "each request should be what stage 07's loop sends: the history, the question, each "
+        "reply and every one of its results, the system prompt, stage 07's tools")
+    assert given == earlier, "agent_step must leave the history it is given as it was"
 
 
 def test_argument_order_does_not_make_calls_different(ex):
@@ -30,6 +73,13 @@ def test_argument_order_does_not_make_calls_different(ex):
     c = ToolCall("3", "wordcount", {"text": "y", "lang": "en"})
     assert key(a) == key(b), "the same arguments in another order are the same call"
     assert key(a) != key(c) and key(a) != key(ToolCall("4", "now", a.args))
+    nested = ToolCall("5", "search", {"query": "x", "filters": {"site": "a", "lang": "en"}})
+    again = ToolCall("6", "search", {"filters": {"lang": "en", "site": "a"}, "query": "x"})
+    assert key(nested) == key(again), (
+        "arguments compared as JSON with sorted keys: keys inside nested objects are sorted "
+        "too, so these two calls are the same")
+    assert key(ToolCall("7", "calculator", {"expression": 1})) != key(
+        ToolCall("8", "calculator", {"expression": "1"})), "1 and \"1\" are not equal arguments"
 
 
 def test_a_different_failure_or_a_success_in_between_resets(ex):

@@ -42,6 +42,14 @@ def test_one_name_is_that_provider_alone(ex, monkeypatch):
         f"a chain of one is just that provider, got {provider!r}")
 
 
+def test_commas_alone_separate_the_names(ex, monkeypatch):
+    monkeypatch.setenv("TAO_FALLBACK", "offline,offline")
+    provider = get_provider(ex)()
+    assert isinstance(provider, FallbackProvider) and len(provider.providers) == 2, (
+        f"TAO_FALLBACK=offline,offline names two providers, with no space needed: expected "
+        f"a FallbackProvider over two, got {provider!r}")
+
+
 def test_an_explicit_name_wins_over_the_chain(ex, bogus_first):
     provider = get_provider(ex)("offline")
     assert isinstance(provider, OfflineProvider), (
@@ -52,6 +60,23 @@ def test_no_chain_means_the_usual_provider(ex, monkeypatch):
     monkeypatch.delenv("TAO_FALLBACK", raising=False)
     assert isinstance(get_provider(ex)(), OfflineProvider), (
         "without TAO_FALLBACK (and with no key) the usual choice is the offline model")
+
+
+def test_the_model_asked_for_reaches_every_provider(ex, monkeypatch):
+    monkeypatch.delenv("TAO_MODEL", raising=False)
+    for chain, name in (("offline, offline", None), ("offline", None), (None, None),
+                        ("offline, scripted", "offline")):
+        if chain is None:
+            monkeypatch.delenv("TAO_FALLBACK", raising=False)
+        else:
+            monkeypatch.setenv("TAO_FALLBACK", chain)
+        provider = get_provider(ex)(name, "tiny-model")
+        built = getattr(provider, "providers", [provider])
+        models = [getattr(p, "model", None) for p in built]
+        assert models == ["tiny-model"] * len(built), (
+            f"get_provider({name!r}, 'tiny-model') with TAO_FALLBACK={chain!r}: every provider "
+            f"built should be for the model asked for, passed on as build_provider(name, "
+            f"model) does; their models are {models}")
 
 
 @pytest.mark.parametrize(("chain", "named"), [("offline, bogus", "'bogus'"),

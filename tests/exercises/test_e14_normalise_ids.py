@@ -61,3 +61,43 @@ def test_a_new_id_never_takes_one_already_in_use(ex):
         f"{ids[0]}. Two calls with one id would get each other's results")
     assert [m["tool_call_id"] for m in fixed if m["role"] == "tool"] == [ids[0], ids[1], ids[0]]
     assert both_apis_accept(fixed)
+
+
+def test_forty_characters_fit_and_forty_one_do_not(ex):
+    forty, forty_one = "call_" + "a" * 35, "call_" + "b" * 36
+    fixed = need(ex, "normalise_ids", "messages")(history(forty, forty_one, ODD))
+    ids = [c["id"] for c in fixed[1]["tool_calls"]]
+    new = {old: "call_" + hashlib.sha1(old.encode()).hexdigest()[:16]
+           for old in (forty_one, ODD)}
+    assert ids == [forty, new[forty_one], new[ODD]], (
+        f"an id of exactly 40 characters is valid and stays; one of 41 becomes "
+        f"{new[forty_one]}, and {ODD!r} (a ':' and a '/') becomes {new[ODD]}; got {ids}")
+    assert [m["tool_call_id"] for m in fixed if m["role"] == "tool"] == [*ids, forty]
+
+
+def test_a_history_without_calls_comes_back_equal(ex):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    fixed = need(ex, "normalise_ids", "messages")(messages)
+    assert fixed == messages and fixed is not messages, "no ids to fix: an equal copy"
+    assert need(ex, "normalise_ids", "messages")([]) == [], "an empty history stays empty"
+
+
+def test_an_id_with_a_final_newline_is_not_valid(ex):
+    fixed = need(ex, "normalise_ids", "messages")(history("call_1\n"))
+    expected = "call_" + hashlib.sha1(b"call_1\n").hexdigest()[:16]
+    got = fixed[1]["tool_calls"][0]["id"]
+    assert got == expected and both_apis_accept(fixed), (
+        f"'call_1\\n' ends in a newline, outside [a-zA-Z0-9_-]: it becomes {expected}, not "
+        f"{got!r} (VALID.match lets a final newline through; VALID.fullmatch does not)")
+
+
+def test_each_history_is_normalised_on_its_own(ex):
+    normalise = need(ex, "normalise_ids", "messages")
+    squatter = "call_" + hashlib.sha1(LONG.encode()).hexdigest()[:16]
+    crowded = normalise(history(LONG, squatter))  # here LONG needs a 17th digit
+    alone = normalise(history(LONG))  # here nothing is in its way
+    assert alone[1]["tool_calls"][0]["id"] == squatter, (
+        f"in a history of its own, LONG becomes {squatter}; got "
+        f"{alone[1]['tool_calls'][0]['id']} (after a history where that id was taken: a "
+        "mapping kept from one call to the next?)")
+    assert crowded[1]["tool_calls"][0]["id"] != squatter

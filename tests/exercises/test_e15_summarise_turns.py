@@ -180,3 +180,25 @@ def test_the_last_turn_is_kept_even_over_budget(ex):
     assert out[1:] == all_turns[-1], (
         "however small the budget, the current turn goes whole: the model needs the question")
     assert out[0] == summary(ex, 4), "and every older turn is summed up"
+
+
+def test_the_docstrings_example_line(ex):
+    turn = [{"role": "user", "content": "What time is it?"},
+            {"role": "assistant", "content": "I'll use now.", "tool_calls": [call(1, "now", {})]},
+            result(1, "now", NOW),
+            {"role": "assistant", "content": "It is noon."}]
+    line = need(ex, "summary_line", "turn")(turn)
+    assert line == "- asked: What time is it? → answered: It is noon. (tools: now)", (
+        f"the docstring's example turn should sum up to\n  - asked: What time is it? → "
+        f"answered: It is noon. (tools: now)\nnot\n  {line}")
+    plain = need(ex, "summary_line", "turn")(turns()[3])
+    assert plain == LINES[3], f"a turn without tools has no (tools: ...) part: {plain!r}"
+
+
+def test_a_single_turn_over_budget_comes_back_as_it_is(ex):
+    only = turns()[0]
+    out = summarise(ex, list(only), 10)
+    assert out == only, (
+        "one turn is the last turn, always kept whole, and there is nothing older to sum up: "
+        f"expected the {len(only)} messages as they are, got {len(out)} messages starting "
+        f"{out[:1]}")

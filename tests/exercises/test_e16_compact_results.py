@@ -129,3 +129,35 @@ def test_the_defaults_keep_three_and_compact_over_500(ex):
     expect_results(ex, out, {"c3", "c4", "c5", "c6", "c7"}, "the defaults (keep=3, "
                    "min_chars=500)")
 
+
+
+def test_an_empty_history_stays_empty(ex):
+    assert compact(ex, [], keep=0, min_chars=0) == [], "nothing to compact in no messages"
+
+
+def test_the_note_names_the_tool_of_its_own_message(ex):
+    # some servers number calls afresh in every reply: call_0 is fetch, then search
+    given = [*turn("Fetch 'example.org'.", "I'll use fetch.", [("call_0", "fetch", page(900))],
+                   "Here it is."),
+             *turn("Search for 'agent loops'.", "I'll use search.",
+                   [("call_0", "search", page(700, "Results: "))], "Two results."),
+             *turn("What time is it?", "I'll use now.", [("call_0", "now", NOW)], "Noon.")]
+    out = compact(ex, given, keep=1, min_chars=500)
+    notes = contents(out)[:2]
+    expected = [ex.OMITTED.format(name="fetch", chars=900),
+                ex.OMITTED.format(name="search", chars=700)]
+    assert notes == expected, (
+        "each note names the tool of the tool message it replaces (its `name`), even where "
+        f"two calls share an id; expected {expected}, got {notes}")
+
+
+def test_the_length_is_the_whole_contents(ex):
+    padded = "\n" * 20 + page(490)  # 510 characters, 490 of them after the blank lines
+    given = [*turn("Fetch 'example.org'.", "I'll use fetch.", [("c1", "fetch", padded)],
+                   "Here it is."),
+             *turn("What time is it?", "I'll use now.", [("c2", "now", NOW)], "Noon.")]
+    out = compact(ex, given, keep=1, min_chars=500)
+    expected = ex.OMITTED.format(name="fetch", chars=510)
+    assert contents(out)[0] == expected, (
+        "the old content is 510 characters long, blank lines included: longer than 500, so "
+        f"it becomes {expected!r}; got {contents(out)[0][:60]!r}…")

@@ -2,10 +2,15 @@
 import pytest
 from exercise_support import need
 
-from shared.providers import Reply, ToolCall
+from shared.providers import Reply, ScriptedProvider, ToolCall
+from tao.repo import load_stage
 
-# what the offline model sends: a sentence before its calls, several calls in one reply
-CALLS = [ToolCall("c1", "wordcount", {"text": "to be or not to be"}), ToolCall("c2", "now", {})]
+
+def calls():
+    """What the offline model sends: a sentence before its calls, several calls in one reply.
+    A new copy on every call."""
+    return [ToolCall("c1", "wordcount", {"text": "to be or not to be"}),
+            ToolCall("c2", "now", {})]
 
 CASES = [
     # (stop_reason, has tool calls, retried already, expected step)
@@ -29,6 +34,10 @@ CASES = [
     ("max_tokens", False, False, "truncated"),  # cut-off text is not retried
     ("length", False, True, "truncated"),
     ("pause_turn", True, False, "answer"),  # an end this gate does not know: run nothing
+    ("stop_sequence", True, False, "answer"),  # cut at a stop sequence: not to call tools
+    ("stop_sequence", False, False, "answer"),
+    ("Refusal", True, False, "answer"),  # reasons are exact words: another spelling is
+    ("TOOL_USE", True, False, "answer"),  # a reason this gate does not know, and runs nothing
     ("error", True, False, "answer"),
 ]
 
@@ -37,7 +46,7 @@ CASES = [
                          ids=[f"{c[0]}-{'calls' if c[1] else 'text'}-{c[2]}" for c in CASES])
 def test_next_step(ex, stop, has_calls, retried, expected):
     next_step = need(ex, "next_step", "reply", "retried")
-    reply = (Reply("I'll use wordcount and now.", list(CALLS), stop) if has_calls
+    reply = (Reply("I'll use wordcount and now.", calls(), stop) if has_calls
              else Reply("It is noon.", [], stop))
     got = next_step(reply, retried)
     assert got == expected, (
@@ -47,7 +56,22 @@ def test_next_step(ex, stop, has_calls, retried, expected):
 
 def test_retried_defaults_to_false(ex):
     next_step = need(ex, "next_step", "reply")
-    got = next_step(Reply("", list(CALLS), "max_tokens"))
+    got = next_step(Reply("", calls(), "max_tokens"))
     assert got == "retry", (
         f"called without `retried`, a reply cut off inside its calls is the first try: "
         f"expected 'retry', got {got!r}")
+
+
+def test_stage_09_runs_calls_exactly_when_next_step_says_run(ex):
+    next_step = need(ex, "next_step", "reply", "retried")
+    loop = load_stage("09", "loop")
+    for stop in loop.GATES:  # every stop reason stage 09 knows, in tao's names
+        reply = Reply("I'll use wordcount and now.", calls(), stop)
+        model = ScriptedProvider([reply, reply, "Done."])  # a retry is cut off again
+        turn = loop.agent_step("count and time", [], model, "")
+        ran = any(m["role"] == "tool" for m in turn.messages)
+        yours = next_step(Reply("I'll use wordcount and now.", calls(), stop))
+        assert ran == (yours == "run"), (
+            f"for a reply with calls ending {stop!r}, stage 09 {'ran' if ran else 'did not run'}"
+            f" them, and next_step says {yours!r}: the exercise and stage 09's GATES agree "
+            "on which stop reasons run calls")

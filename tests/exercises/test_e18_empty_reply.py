@@ -37,6 +37,14 @@ def test_an_answer_the_first_time_is_used_as_it_is(ex):
         "the first call sends the system prompt as given, and no tools")
 
 
+def test_the_docstrings_example(ex):
+    result, model = ask(ex, ["It is noon."], system="Be brief.")
+    assert result == ("It is noon.", "completed"), (
+        f'final_answer(provider, messages, "Be brief.") with a model that says "It is noon." '
+        f"should give ('It is noon.', 'completed'), not {result}")
+    assert model.calls[0]["system"] == "Be brief." and model.calls[0]["messages"] == messages()
+
+
 def test_the_callers_messages_are_not_changed(ex):
     given = messages()
     ask(ex, ["", "It is noon."], given=given)
@@ -55,6 +63,7 @@ def test_a_blank_reply_is_asked_again_with_the_nudge(ex):
     assert model.calls[1]["system"] == f"{SYSTEM}\n\n{ex.NUDGE}", (
         "the retry keeps the system prompt and adds the nudge after a blank line; it sent "
         f"a system prompt ending {model.calls[1]['system'][-90:]!r}")
+    assert model.calls[1]["tools"] == [], "the retry offers no tools either"
     assert model.calls[1]["messages"] == messages(), (
         "the retry sends the same messages: no blank assistant message (both APIs refuse "
         f"one) and no nudge as a message; it sent {len(model.calls[1]['messages'])} messages"

@@ -101,3 +101,33 @@ def test_no_limits_means_everything_at_once(ex):
     assert server.most_overall == 3, f"no limits: all 3 at once, not {server.most_overall}"
     assert results == ["now offline_call_1", "fetch offline_call_2", "now offline_call_3"], (
         f"results in call order, got {results}")
+
+
+def test_the_calls_are_not_changed(ex):
+    todo = calls("search", "fetch", "now", "fetch")
+    before = list(todo)
+    results, _ = limited(ex, todo, {"fetch": 1})
+    assert todo == before, (
+        f"run_limited changed the list of calls it was given (now {[c.id for c in todo]}): "
+        "the calls are the reply's, keep them as they came")
+    assert results == [f"{c.name} {c.id}" for c in before]
+
+
+def test_a_limit_as_large_as_the_calls_holds_nothing_back(ex):
+    _, server = limited(ex, calls("fetch", "fetch", "fetch"), {"fetch": 3})
+    assert server.most["fetch"] == 3, (
+        f"three fetches with a limit of 3 all run at once, not {server.most['fetch']}")
+
+
+def test_each_run_has_gates_of_its_own(ex):
+    _, first = limited(ex, calls("fetch", "fetch", "fetch"), {"fetch": 1})
+    _, second = limited(ex, calls("fetch", "fetch", "fetch"), {"fetch": 3})
+    assert (first.most["fetch"], second.most["fetch"]) == (1, 3), (
+        "a run with {'fetch': 1}, then one with {'fetch': 3}: each keeps its own limit, so 1 "
+        f"then 3 fetches at once, not {first.most['fetch']} then {second.most['fetch']} "
+        "(gates kept in the module from one run to the next?)")
+
+
+def test_no_calls_no_results(ex):
+    results, _ = limited(ex, [], {"fetch": 2})
+    assert results == [], f"no calls, no results; got {results}"

@@ -12,8 +12,17 @@ class Tools:
 
     def __init__(self):
         self.cancelled = []
+        self.running = self.most = 0  # how many calls run at once, and the most at once
 
     async def run(self, call):
+        self.running += 1
+        self.most = max(self.most, self.running)
+        try:
+            return await self._answer(call)
+        finally:
+            self.running -= 1
+
+    async def _answer(self, call):
         if call.args["says"] is None:
             try:
                 await asyncio.Event().wait()  # forever, unless cancelled
@@ -24,6 +33,27 @@ class Tools:
         for _ in range(call.args["after"]):
             await asyncio.sleep(0)
         return call.args["says"]
+
+
+class LastFirst(asyncio.Task):
+    """A task that a set lists after the tasks made after it. The order of a set (such as
+    the `done` that asyncio.wait returns) is arbitrary; here it is the reverse of the call
+    order, every time, so an answer that takes it for the call order fails every time."""
+
+    made = 0
+
+    def __init__(self, *args, **kwargs):
+        LastFirst.made += 1
+        self.rank = (1 << 20) - LastFirst.made  # smaller for later tasks: earlier in a set
+        super().__init__(*args, **kwargs)  # which files the task in a set: rank comes first
+
+    def __hash__(self):
+        return self.rank
+
+
+def last_first(loop, coro, **kwargs):
+    """The event loop's task factory: every task created is a LastFirst."""
+    return LastFirst(coro, loop=loop, **kwargs)
 
 
 def call(n, name, says=None, after=0):
@@ -37,6 +67,7 @@ def run(ex, todo):
     fn = need(ex, "run_or_cancel", "calls", "run")
 
     async def main():
+        asyncio.get_running_loop().set_task_factory(last_first)
         async with asyncio.timeout(2):  # the reference takes milliseconds
             results = await fn(todo, tools.run)
         return results, list(tools.cancelled)
@@ -119,3 +150,49 @@ def test_failures_at_the_same_moment_are_all_seen_and_the_first_names_it(ex):
         "now, fetch and search finish in the same step; fetch, the first failure in call "
         "order, names the failure, each failed call keeps its own error: expected "
         f"{expected}, got {results}")
+
+
+def test_the_calls_run_at_once(ex):
+    results, _, tools = run(ex, [call(1, "fetch", "page", after=2), call(2, "search", "3 hits",
+                                                                         after=2),
+                                 call(3, "now", "12:00", after=2)])
+    assert results == ["page", "3 hits", "12:00"] and tools.most == 3, (
+        f"the three calls should run at once (3 running together, not {tools.most}), and "
+        f"give {['page', '3 hits', '12:00']}, not {results}")
+
+
+def test_a_single_failing_call_keeps_its_error_and_no_calls_give_no_results(ex):
+    results, _, _ = run(ex, [call(1, "fetch", "Error: example.org did not answer")])
+    assert results == ["Error: example.org did not answer"], (
+        f"one call that fails: its own error, and nothing to cancel; got {results}")
+    results, _, _ = run(ex, [])
+    assert results == [], f"no calls, no results; got {results}"
+
+
+def test_only_error_as_written_is_a_failure(ex):
+    results, _, tools = run(ex, [call(1, "search", "error: 0 matches is not a failure"),
+                                 call(2, "fetch", "page", after=3)])
+    assert results == ["error: 0 matches is not a failure", "page"] and not tools.cancelled, (
+        "a failure is a result that starts with 'Error', as written; 'error: ...' does not, "
+        f"so nothing is cancelled: got {results}, cancelled {tools.cancelled}")
+
+
+def test_every_call_that_finishes_together_is_looked_at(ex):
+    results, _, _ = run(ex, [call(1, "fetch", "Error: example.org did not answer", after=1),
+                             call(2, "now", "12:00", after=1), call(3, "now", "12:00", after=1),
+                             call(4, "search")])
+    assert results == ["Error: example.org did not answer", "12:00", "12:00",
+                       cancelled(ex, "fetch")], (
+        "three calls finish in the same step, the first of them failing: every call done at "
+        "that moment must be looked at, so the failure is seen and the search still running "
+        f"is cancelled; got {results}")
+
+
+def test_the_first_failure_in_call_order_names_it_whatever_the_sets_order(ex):
+    results, _, _ = run(ex, [call(1, "fetch", "Error: fetch failed", after=1),
+                             call(2, "search", "Error: search failed", after=1),
+                             call(3, "now")])
+    assert results[-1] == cancelled(ex, "fetch"), (
+        "fetch and search fail in the same step: fetch, first in call order, names the "
+        "failure; the set of finished tasks that asyncio.wait returns has no order (here it "
+        f"lists search first), so walk the calls in their order; got {results[-1]!r}")

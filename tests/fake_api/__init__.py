@@ -12,6 +12,9 @@ Three modules, one job each:
   documented event sequences and error bodies;
 - `rules`: the documented request shapes, one small named rule each.
 
+And `sdk`: the two SDKs stood in for in the test's own process (`InProcessSDK`, the
+`sdk` fixture of conftest.py), serving the same `SSE` streams with no socket and no SDK.
+
 Faults a real network or server produces can be queued too: a stream cut short (the
 connection simply closes: no chunked encoding, so the client cannot tell), a reset
 (`reset_after`), a stall (`stall_after`), any raw `data:` line, any event shape.

@@ -37,6 +37,8 @@ from tao.stage_verbs import demo  # noqa: E402
 
 WIDTH = "80"
 FRENCH = ("04", "05", "06", "07")  # the stages with a French golden transcript too
+# a fresh workspace (stages 11 on) is a new temporary folder each run
+WORKSPACE = re.compile(r"\S*tao-workspace-[\w]{8}")
 NOW = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
 SECONDS = re.compile(r"\b\d+\.\d\d\b")  # durations and time offsets: 0.02 s, 1.00 →
 # padding and bars whose length follows a time: one character stands for the run
@@ -47,8 +49,9 @@ RUNS = [(re.compile(r"\|[ █]+\|"), "|█|"), (re.compile(r"─{2,}"), "──"
 
 def normalised(text: str) -> str:
     """What changes between two runs of the same script, replaced by placeholders:
-    UTC timestamps (`<now>`), seconds (`<t>`), and the padding around them."""
-    text = SECONDS.sub("<t>", NOW.sub("<now>", text))
+    UTC timestamps (`<now>`), seconds (`<t>`), a fresh workspace's folder (`<workspace>`),
+    and the padding around them."""
+    text = SECONDS.sub("<t>", NOW.sub("<now>", WORKSPACE.sub("<workspace>", text)))
     for pattern, one in RUNS:
         text = pattern.sub(one, text)
     return text

@@ -62,6 +62,28 @@ def test_the_counts_are_llama_cpps_own(local):
     assert 0 < reply.usage["output_tokens"] <= 12 and "estimated" not in reply.usage
 
 
+def test_tool_choice_none_leaves_the_tools_out_of_the_prompt(local):
+    """The wrap-up of stages 09 and 10 asks with tool_choice="none": the model must not be
+    told of tools it may not call (the prompt is what llama.cpp really reads)."""
+    tool = TOOLS06["wordcount"]
+    prompts = []
+    local.on_wire_event = lambda kind, data: prompts.append(data["text"]) if kind == "prompt" \
+        else None
+    try:
+        from shared.providers import Tool
+
+        tools = (Tool("wordcount", "Count the words in a text.", {
+            "type": "object", "properties": {"text": {"type": "string"}},
+            "required": ["text"]}, lambda args: tool(**args)),)
+        local.call(ask("Say hi."), "Be brief.", tools=tools, tool_choice="none", max_tokens=4)
+        local.call(ask("Say hi."), "Be brief.", tools=tools, max_tokens=4)
+    finally:
+        del local.on_wire_event
+    without, with_tools = prompts
+    assert "Count the words in a text." not in without
+    assert "Count the words in a text." in with_tools  # the check sees a described tool
+
+
 def test_stage_02_chats_for_two_turns_with_real_token_counts():
     done = run_stage_process("02", "--provider", "local", "--show-wire",
                              stdin="Hi, I am Ada.\nWhat is my name?\n\n",  # short replies
@@ -138,11 +160,11 @@ def test_a_native_round_trip_through_stage_07s_loop(local):
     assert model.calls >= 2 and isinstance(answer, str)
 
 
-def test_tool_choice_none_sends_no_tools_and_no_grammar(local):
+def test_tool_choice_none_sends_no_grammar_and_says_none(local):
     tools = load_stage("07", "tools").TOOLS
     params = local.with_options(local.request(ask("hi"), "", tools),
                                 Options(tool_choice="none"))
-    assert "grammar" not in params and "tool_choice" not in params
+    assert "grammar" not in params and params["tool_choice"] == "none"
     reply = local.call(ask("Say hi."), "", tools, tool_choice="none")
     assert reply.tool_calls == []
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,8 +138,9 @@ class LocalProvider(Provider):
             params["stop"] = list(options.stop)
         tools = params.get("tools") or []
         choice = options.tool_choice or "auto"
+        if tools:
+            params["tool_choice"] = choice  # "none" too: the prompt then describes no tool
         if tools and choice != "none":
-            params["tool_choice"] = choice
             forced = [t for t in tools if t["function"]["name"] == choice]
             if not forced and choice not in ("auto", "required"):
                 raise ProviderError(f"local: tool_choice {choice!r} is not one of the tools")
@@ -239,7 +239,6 @@ class LocalProvider(Provider):
         if self._llm is not None:
             return self._llm
         llama_cpp, chat_format = _llama_cpp()
-        started = time.perf_counter()
         try:
             llm = _counting_llama(llama_cpp)(
                 model_path=str(self.path), n_ctx=N_CTX, n_threads=self.threads,
@@ -247,7 +246,6 @@ class LocalProvider(Provider):
         except (ValueError, RuntimeError, OSError) as exc:
             raise ProviderError(f"local: llama.cpp could not load {self.path} ({exc}): "
                                 "is it a GGUF model file?") from None
-        self.load_seconds = time.perf_counter() - started
         template = llm.metadata.get("tokenizer.chat_template")
         if template:
             eos, bos = llm.token_eos(), llm.token_bos()
@@ -319,7 +317,7 @@ def _as_call(text: str, call_id: str) -> ToolCall:
         whole = json.loads(text)
     except ValueError:
         return ToolCall(call_id, _name_in(text), {},
-                        f"the call was cut off before its JSON ended: {text[:200]!r}")
+                        f"the call was cut off before its JSON ended: {text[:200]!r}", text)
     args, error = parse_args(json.dumps(whole.get("arguments", {})))
     return ToolCall(call_id, str(whole.get("name", "")), args, error)
 

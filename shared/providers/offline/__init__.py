@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ...language import say
 from ..base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..defaults import DEFAULT_MODELS
 from .quirks import QUIRKS, apply_quirk
@@ -55,11 +56,12 @@ class OfflineProvider(Provider):
         self.model = model or DEFAULT_MODELS["offline"]
         self.quirk = _chosen_quirk(quirk)
         self.delay = _chosen_delay(delay)
+        self.calls_made = 0  # call ids count on over the session: none is given twice
 
     def describe(self) -> str:
         """One line for the screen: which model answers, and its quirk."""
-        extra = f" with the {self.quirk} quirk" if self.quirk else ""
-        return f"offline, the built-in rule-based model{extra}"
+        extra = say(" with the {quirk} quirk", quirk=self.quirk) if self.quirk else ""
+        return say("offline, the built-in rule-based model") + extra
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
@@ -72,8 +74,10 @@ class OfflineProvider(Provider):
         usable = _allowed(tools, options.tool_choice)
         forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
         situation = read_situation(messages, system or "", usable, forced)
+        situation.calls_so_far = max(situation.calls_so_far, self.calls_made)  # a cut history
         draft = apply_quirk(self.quirk, decide(situation), first_try=not situation.turn,
                             tool_names=situation.catalogue)
+        self.calls_made = situation.calls_so_far + len(draft.calls)
         stop_reason = "tool_use" if draft.calls else "end_turn"
         cut = _stop_at(draft.text, options.stop)
         if cut is not None:  # a stop sequence ends the reply where it would begin

@@ -57,8 +57,9 @@ class Situation:
     request: str = ""  # the latest thing the user asked
     earlier: list[str] = field(default_factory=list)  # what the user asked before
     turn: list[Observation] = field(default_factory=list)  # results since the request
-    # the latest earlier request that used tools, and its results
+    # the latest earlier request that used tools, and its results; and all of them
     last_turn: tuple[str, list[Observation]] = ("", [])
+    past_turns: list[tuple[str, list[Observation]]] = field(default_factory=list)
     unanswered: list[str] = field(default_factory=list)  # calls with no result (names)
     summary_asked: bool = False
     forced: bool = False  # tool_choice says this reply must call a tool
@@ -130,6 +131,7 @@ def _read_user(situation: Situation, content: str, last_text: str) -> None:
         situation.earlier.append(situation.request)
     if situation.turn:
         situation.last_turn = (situation.request, situation.turn)
+        situation.past_turns.append(situation.last_turn)
     situation.request = content
     situation.turn = []
 
@@ -156,12 +158,18 @@ def _json_line_call(text: str) -> tuple[str, dict | None]:
     return call["tool"], args if isinstance(args, dict) else None
 
 
+def tools_named(s: Situation) -> list[str]:
+    """The tools the request names ("what did the wordcount tool return?")."""
+    return [n for n in s.catalogue if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", s.request)]
+
+
 def asks_what_it_said(s: Situation) -> bool:
-    """The user asks what a tool said before, brings nothing new, and a result is in view."""
+    """The user asks what a tool said before, brings nothing new, and a result is in view
+    or a tool is named (its result may be gone: snipped, or never kept)."""
     asked = s.request
     for name in s.catalogue:  # "what did wordcount return?" names its tool
         asked = asked.replace(name, "tool")
-    return (bool(s.last_turn[1]) and not s.turn and not s.forced
+    return ((bool(s.last_turn[1]) or bool(tools_named(s))) and not s.turn and not s.forced
             and bool(ASKS_WHAT_IT_SAID.search(asked)) and not words.quoted(asked)
             and not words.numbers(asked))
 

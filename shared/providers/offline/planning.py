@@ -22,8 +22,10 @@ MIN_SCORE = 1  # a tool sharing no word with the request is never called
 LISTED_TOOL = re.compile(r"^[ \t]*[-*][ \t]*`(\w+)`[ \t]*(?:—|-|:)[ \t]*(.*)$", re.M)
 ARG_NAME = re.compile(r"`(\w+)`")
 FILLER = frozenset("is are was in of for on at to from with about called named as into "
-                   "de du des d' dans à en pour sur par est sont".split())  # and French
+                   "now right please de du des d' dans à en pour sur par est sont "
+                   "maintenant".split())  # and French; "right now" is no part of a city
 EXPRESSION_WORDS = words.stems("expression arithmetic formula math sum")
+PATH_WORDS, PATH_LIKE = words.stems("path file folder"), re.compile(r"[\w~-]*[./][\w./~-]*\w")
 
 
 @dataclass
@@ -58,9 +60,9 @@ class ToolSpec:
         return [n for n in names or [] if isinstance(n, str) and n in self.properties()]
 
     def score(self, asked: frozenset[str]) -> int:
-        """How strongly a request's stems point at this tool: a name word counts twice."""
-        in_name = asked & self.name_words
-        return 2 * len(in_name) + len((asked - in_name) & self.other_words)
+        """How strongly a request's stems point at this tool: a name word counts twice, and
+        once more if the description says it too (a tool about that subject beats "now")."""
+        return 2 * len(asked & self.name_words) + len(asked & self.other_words)
 
 
 @dataclass
@@ -252,9 +254,17 @@ def kind(name: str, prop: dict) -> str:
 
 
 def _text(name, prop, clue: Clue, required: bool):
-    """A string: the next quoted text, else (if required) the phrase after the key word."""
-    if clue.quoted:
-        return clue.quoted.pop(0)
+    """A string: the next quoted text, else (if required) the phrase after the key word. A
+    path takes the last path named, quoted or not; other text the quotes that are no path
+    ("write 'hi' to notes.txt")."""
+    paths = [q for q in clue.quoted if PATH_LIKE.fullmatch(q)]
+    named = paths or PATH_LIKE.findall(words.unquoted(clue.text))
+    if words.name_stems(name) & PATH_WORDS and named:
+        clue.quoted = [q for q in clue.quoted if q != named[-1]]
+        return named[-1]
+    texts = [q for q in clue.quoted if q not in paths] or clue.quoted
+    if texts:
+        return clue.quoted.pop(clue.quoted.index(texts[0]))
     return clue.phrase_after_key(name) if required else None
 
 

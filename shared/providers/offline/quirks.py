@@ -61,8 +61,9 @@ def _spoil_call(quirk: str, call, tool_names):
         return replace(call, name=invented_name(call.name, tool_names))
     if quirk == "broken_json":
         sent = json.dumps(call.args, ensure_ascii=False)
-        return replace(call, args={},
-                       error=f"the arguments were not valid JSON: {sent[: len(sent) // 2]!r}")
+        half = sent[: len(sent) // 2]
+        return replace(call, args={}, sent=half,
+                       error=f"the arguments were not valid JSON: {half!r}")
     return call
 
 

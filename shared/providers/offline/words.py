@@ -52,6 +52,9 @@ search: cherche chercher cherchez recherche rechercher
 fetch: récupère récupérer récupérez télécharge
 reverse: inverse inverser inversez renverse
 seconds: seconde secondes
+file: fichier fichiers
+replace: remplace remplacer remplacez
+run: exécute exécuter exécutez
 """.strip().splitlines() for french in line.split(":")[1].split())
 
 # arithmetic said in words -> its symbol; read only between numbers, so "times" alone is time

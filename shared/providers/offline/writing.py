@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from . import words
-from .conversation import Observation, Situation
+from .conversation import Observation, Situation, tools_named
 from .planning import Need, ToolSpec, choices, kind
 
 RESULT_LIMIT = 300  # characters of one result quoted in an answer
@@ -31,6 +31,7 @@ TEXT = {
         "failed": "The {tool} tool{args} failed ({result}), so I can't answer that part.",
         "recalled": "the {tool} tool{args} returned {result}",
         "recall": 'Earlier, for "{request}", {told}.',
+        "forgotten": "I no longer have the {tool} tool's result: it is not in what I was sent.",
         "label": "the {name}", "one_of": ": one of ", "and": " and ",
         "question": "To use {tool} I need {wanted}. What should it be?",
         "questions": "To use {tool} I need {wanted}. What should they be?",
@@ -60,6 +61,7 @@ TEXT = {
                   "cette partie.",
         "recalled": "l'outil {tool}{args} a renvoyé {result}",
         "recall": "Tout à l'heure, pour « {request} », {told}.",
+        "forgotten": "Je n'ai plus le résultat de l'outil {tool} : il manque à ce qu'on m'envoie.",
         "label": "l'argument {name}", "one_of": " : l'une des valeurs ", "and": " et ",
         "question": "Pour utiliser {tool}, il me faut {wanted}. Que dois-je y mettre ?",
         "questions": "Pour utiliser {tool}, il me faut {wanted}. Que dois-je y mettre ?",
@@ -99,11 +101,15 @@ def answer(s: Situation) -> str:
 
 
 def recall(s: Situation) -> str:
-    """What the tools said in an earlier turn, told again from the results in view."""
-    request, observed = s.last_turn
-    named = [o for o in observed if o.tool.lower() in s.request.lower()]
-    told = "; ".join(say(s.lang, "recalled", **_said(o))
-                     for o in _latest_per_call(named or observed))
+    """What the tools said in an earlier turn, told again from the results in view; the
+    latest turn of a tool the request names, or saying its result is no longer in view."""
+    named = tools_named(s)
+    turns = [t for t in s.past_turns if any(o.tool in named for o in t[1])] or [s.last_turn]
+    if named and not any(o.tool in named for o in turns[-1][1]):
+        return say(s.lang, "forgotten", tool=named[0])
+    request, observed = turns[-1]
+    told = "; ".join(say(s.lang, "recalled", **_said(o)) for o in
+                     _latest_per_call([o for o in observed if o.tool in named] or observed))
     return say(s.lang, "recall", request=_short(request), told=told)
 
 
