@@ -587,7 +587,8 @@ def test_ctrl_c_in_tao_replay_ends_it_with_130_not_a_divergence(tmp_path):
             if select.select([process.stdout], [], [], 0.2)[0]:
                 seen += os.read(process.stdout.fileno(), 65536)
         assert b"act" in seen, seen
-        process.send_signal(signal.SIGINT)  # during the tool's 3 seconds
+        time.sleep(0.5)  # the tool has started (its event loop too): it waits its seconds
+        process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
