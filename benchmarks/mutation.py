@@ -13,7 +13,9 @@ cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>
 against it. A mutant the tests fail on is killed; one they pass on survived, and either
 a test is missing or the mutant behaves exactly like the original (an equivalent
 mutant). Equivalent survivors are kept, with a one-line reason each, in
-`mutation_survivors.toml` beside this script; any other survivor is news and is listed.
+`mutation_survivors.toml` beside this script, named by module, function and operator (not
+by their text, so a change that keeps behaviour leaves the file alone); any other survivor
+is news and is listed, with the line that would accept it.
 
 The whole suite per mutant would take hours on a small machine, so each module in
 TARGETS names the fast tests that cover it. All work happens in a temporary copy of
@@ -29,6 +31,7 @@ changing a module or its tests, run that module whole.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import random
@@ -56,7 +59,7 @@ TARGETS = {
     "shared/calc.py": "tests/test_calc.py tests/test_stages_04_06.py -k calculator",
     "shared/providers/base.py": "tests/test_provider_base.py tests/test_providers.py",
     "shared/providers/offline/__init__.py": f"{OFFLINE} tests/test_providers.py",
-    "shared/providers/offline/planning.py": f"tests/test_mutants_planning.py {OFFLINE}",
+    "shared/providers/offline/planning.py": OFFLINE,
     "shared/providers/offline/conversation.py": OFFLINE,
     "shared/providers/offline/words.py": OFFLINE,
     "shared/providers/offline/writing.py": OFFLINE,
@@ -69,44 +72,38 @@ TARGETS = {
     "shared/providers/anthropic_provider.py": "tests/test_sdk_providers.py",
     "shared/providers/openai_provider.py": "tests/test_sdk_providers.py "
                                            "tests/test_compat_servers.py",
+    "shared/providers/compat.py": "tests/test_compat_servers.py tests/test_sdk_providers.py",
     "shared/providers/sanitize.py": "tests/test_sanitize.py",
-    "shared/trace.py": "tests/test_mutants_trace.py tests/test_trace.py tests/test_trace_calls.py",
-    "shared/stage_main.py": "tests/test_mutants_stage_main.py tests/test_config_errors.py "
+    "shared/trace.py": "tests/test_trace.py tests/test_trace_calls.py",
+    "shared/stage_main.py": "tests/test_stage_main.py tests/test_config_errors.py "
                             "tests/test_stages_01_03.py tests/test_replay.py",
-    "shared/terminal.py": "tests/test_mutants_terminal.py tests/test_terminal.py",
+    "shared/terminal.py": "tests/test_terminal.py",
     "shared/wire/__init__.py": WIRE,
     "shared/wire/body.py": WIRE,
     "shared/wire/events.py": WIRE,
     "shared/wire/render.py": WIRE,
     "tao/stage_verbs.py": "tests/test_cli.py tests/test_i18n.py",
-    "tao/exercise_verbs.py": "tests/test_mutants_exercise_verbs.py "
-                                    "tests/test_exercise_cli.py tests/test_i18n.py",
-    "tao/exercise_state.py": "tests/test_mutants_exercise_state.py "
-                                    "tests/test_exercise_cli.py tests/test_i18n.py",
-    "tao/exercise_runner.py": "tests/test_mutants_exercise_runner.py "
-                                     "tests/test_exercise_cli.py",
-    "tao/exercise_screen.py": "tests/test_mutants_exercise_verbs.py "
-                                     "tests/test_exercise_cli.py tests/test_i18n.py",
-    "tao/exercise_watch.py": "tests/test_mutants_exercise_verbs.py "
-                                    "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_verbs.py": "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_state.py": "tests/test_exercise_state.py tests/test_exercise_cli.py "
+                             "tests/test_i18n.py",
+    "tao/exercise_runner.py": "tests/test_exercise_runner.py tests/test_exercise_cli.py",
+    "tao/exercise_screen.py": "tests/test_exercise_cli.py tests/test_i18n.py",
+    "tao/exercise_watch.py": "tests/test_exercise_cli.py tests/test_i18n.py",
     "tao/repo.py": "tests/test_cli.py",
     "tao/i18n.py": "tests/test_i18n.py",
     "shared/providers/replay.py": "tests/test_replay.py tests/test_compare.py",
-    "tao/replay.py": "tests/test_mutants_replay.py tests/test_replay.py",
+    "tao/replay.py": "tests/test_replay.py",
     "tao/compare.py": "tests/test_compare.py",
     "tao/book.py": "tests/test_book.py",
     # the parser's property test alone takes seconds: the corpus tests cover the same code
     "stages/04_json_tool_call/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/05_react_loop/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
-    "stages/06_tool_registry/loop.py": f"tests/test_mutants_stage06.py {JSON_LOOPS} "
-                                       "-k 'not never_raises'",
+    "stages/06_tool_registry/loop.py": f"{JSON_LOOPS} -k 'not never_raises'",
     "stages/07_native_tools/loop.py": "tests/test_stage07.py tests/test_stage_claims.py",
-    "stages/08_memory_budget/context.py": f"tests/test_mutants_context.py {STAGES_08_10} "
-                                          "-k 'stage08 or mutants_context'",
-    "stages/09_stop_reasons/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
-                                      "-k 'not stage08 and not stage10'",
-    "stages/10_concurrent_tools/loop.py": f"tests/test_mutants_loops.py {STAGES_08_10} "
-                                          "-k 'not stage08 and not stage09'",
+    # stage 08's own tests, and the context tests on stage 08's copy ([08])
+    "stages/08_memory_budget/context.py": f"{STAGES_08_10} -k 'stage08 or [08]'",
+    "stages/09_stop_reasons/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage10'",
+    "stages/10_concurrent_tools/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage09'",
 }
 SMOKE = 12  # mutants per module a --changed run tries: about half a minute per module
 SEED = 26  # --sample picks the same mutants on every run of the same code
@@ -213,8 +210,8 @@ def run_module(module: str, rev: str | None, lines: set[int] | None = None,
                        env=env, check=True, capture_output=True)
         dump = subprocess.run([tool("cosmic-ray"), "dump", str(session)], cwd=copy, env=env,
                               check=True, capture_output=True, text=True).stdout
-        source = (copy / module).read_text(encoding="utf-8").splitlines()
-    return [describe(json.loads(line), source) for line in dump.splitlines() if line.strip()]
+        source = (copy / module).read_text(encoding="utf-8")
+    return described([json.loads(line) for line in dump.splitlines() if line.strip()], source)
 
 
 def keep_only(session: Path, lines: set[int] | None, sample: int) -> int:
@@ -260,37 +257,79 @@ def changed_lines(rev: str) -> dict[str, set[int]]:
     return {m: rows for m, rows in changed.items() if rows}
 
 
-def describe(entry, source: list[str]) -> dict:
-    """One work item as {operator, line, column, text, mutant, outcome}."""
-    item, result = entry
-    result = result or {}
-    mutation = item["mutations"][0]
-    row, column = mutation["start_pos"]
-    outcome = result.get("test_outcome") or result.get("worker_outcome")
-    if result.get("worker_outcome") == "skipped":
-        outcome = "skipped"
-    added = [line[1:].strip() for line in (result.get("diff") or "").splitlines()
-             if line.startswith("+") and not line.startswith("+++")]
-    return {"operator": mutation["operator_name"], "line": row, "column": column,
-            "text": source[row - 1].strip(), "mutant": added[0] if added else "",
-            "outcome": outcome}
+def described(entries: list, source: str) -> list[dict]:
+    """Every work item as {operator, function, occurrence, line, column, text, mutant,
+    outcome}: `function` is the qualified name of the def or class it is in ("<module>"
+    outside any), `occurrence` its place among that operator's mutants in that function,
+    counted from 0 in reading order (cosmic-ray's own occurrence counts over the module)."""
+    spans, lines = definitions(source), source.splitlines()
+    mutants, seen = [], {}
+    # cosmic-ray numbers each operator's mutants in reading order: keep that order
+    for item, result in sorted(entries, key=lambda e: e[0]["mutations"][0]["occurrence"]):
+        mutation, result = item["mutations"][0], result or {}
+        row, column = mutation["start_pos"]
+        where = (function_at(spans, (row, column)), mutation["operator_name"])
+        seen[where] = seen.get(where, -1) + 1
+        outcome = result.get("test_outcome") or result.get("worker_outcome")
+        if result.get("worker_outcome") == "skipped":
+            outcome = "skipped"
+        added = [line[1:].strip() for line in (result.get("diff") or "").splitlines()
+                 if line.startswith("+") and not line.startswith("+++")]
+        mutants.append({"operator": where[1], "function": where[0], "occurrence": seen[where],
+                        "line": row, "column": column, "text": lines[row - 1].strip(),
+                        "mutant": added[0] if added else "", "outcome": outcome})
+    return sorted(mutants, key=lambda m: (m["line"], m["column"], m["operator"]))
+
+
+def definitions(source: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """(start, end, qualified name) of each def and class in `source`, outer before inner:
+    `Class.method`, `function.inner`."""
+    spans = []
+
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                spans.append(((child.lineno, child.col_offset),
+                              (child.end_lineno, child.end_col_offset), name))
+                walk(child, name + ".")
+            else:
+                walk(child, prefix)
+    walk(ast.parse(source), "")
+    return spans
+
+
+def function_at(spans: list, position: tuple[int, int]) -> str:
+    """The innermost definition holding `position` (line, column), or "<module>"."""
+    holding = [name for start, end, name in spans if start <= position <= end]
+    return holding[-1] if holding else "<module>"
 
 
 def key(module: str, mutant: dict) -> tuple:
-    """What identifies a mutant across edits elsewhere in the file: not its line number."""
-    return module, mutant["text"], mutant["mutant"]
+    """What identifies a mutant across edits that keep behaviour (a line moved, renamed,
+    reformatted, another function changed): where it is and what kind it is, not its text."""
+    return module, mutant["function"], mutant["operator"], mutant["occurrence"]
 
 
 def kept_survivors() -> dict[tuple, str]:
     """key() of each accepted survivor -> the one-line reason it is accepted."""
     if not KEPT.exists():
         return {}
-    entries = tomllib.loads(KEPT.read_text(encoding="utf-8")).get("survivor", [])
-    return {(e["module"], e["line"], e["mutant"]): e["reason"] for e in entries}
+    kept = {}
+    modules = tomllib.loads(KEPT.read_text(encoding="utf-8")).get("survivors", {})
+    for module, functions in modules.items():
+        for function, kinds in functions.items():
+            for kind, reason in kinds.items():
+                operator, occurrence = kind.rsplit(" ", 1)
+                kept[module, function, operator, int(occurrence)] = reason
+    return kept
 
 
-def report(module: str, mutants: list[dict], kept: dict, what: str = "") -> int:
-    """Print the score and the survivors; the number of survivors nobody accepted."""
+def report(module: str, mutants: list[dict], kept: dict, what: str = "",
+           whole: bool = False) -> int:
+    """Print the score and the survivors; the number of survivors nobody accepted. After a
+    `whole` run (every mutant of the module tried), also the accepted survivors that did
+    not survive: killed now, or their function changed; the list needs them no more."""
     tried = [m for m in mutants if m["outcome"] in ("killed", "survived")]
     survived = [m for m in tried if m["outcome"] == "survived"]
     score = 1 - len(survived) / len(tried) if tried else 1.0
@@ -298,7 +337,14 @@ def report(module: str, mutants: list[dict], kept: dict, what: str = "") -> int:
     print(f"{module}{what}: {len(tried) - len(survived)} of {len(tried)} mutants killed "
           f"({score:.1%}); {len(survived) - len(news)} accepted survivors, {len(news)} new")
     for m in news:
-        print(f"  survived at line {m['line']}: {m['text']}\n               now: {m['mutant']}")
+        print(f"  survived at line {m['line']}: {m['text']}\n               now: {m['mutant']}\n"
+              f"    to accept it: [survivors.\"{module}\".\"{m['function']}\"] "
+              f"\"{m['operator']} {m['occurrence']}\" = \"why it behaves the same\"")
+    if whole:
+        alive = {key(module, m) for m in survived}
+        for gone in sorted(k for k in kept if k[0] == module and k not in alive):
+            print(f"  accepted, but did not survive: [survivors.\"{module}\".\"{gone[1]}\"] "
+                  f"\"{gone[2]} {gone[3]}\"")
     return len(news)
 
 
@@ -372,7 +418,8 @@ def main() -> int:
         parts += [f"at most {sample} mutants"] if sample and not args.recheck else []
         parts += ["earlier survivors re-tested"] if args.recheck else []
         what = f" ({', '.join(parts)})" if parts else ""
-        news += report(module, everything[module], kept, what)
+        whole = changed is None and not sample and not args.recheck
+        news += report(module, everything[module], kept, what, whole)
         print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")

@@ -2,14 +2,16 @@
 
     uv run benchmarks/suite_time.py [--runs 3] [--cold] [-- PYTEST_ARGS...]
 
-A learner runs the suite often, so it should take about as long as reading a short
-paragraph: 10 s on the 2-core machine the kit is built on. Seconds mean little on
-another machine, so the baseline is `python -c "import anthropic, openai"` (the one
-cost every process that talks to a model pays), timed in the same rounds: the order of
-the two commands alternates round by round, and each round's ratio pairs two runs made
-under the same load. The target is TARGET times that import (issue 19: 10 s when the
-import takes 2 s, as it does here when the machine is idle). A suite that fails stops the
-benchmark: a fast red run proves nothing.
+A learner runs the suite often, so it should be over before their attention wanders:
+20 s on the 2-core machine the kit is built on. Seconds mean little on another machine,
+so the baseline is `python -c "import anthropic, openai"` (the one cost every process
+that talks to a model pays), timed in the same rounds: the order of the two commands
+alternates round by round, and each round's ratio pairs two runs made under the same
+load. The target is TARGET times that import (issue 31: 20 s when the import takes 2 s,
+as it does here when the machine is idle). It was 5x (issue 19), which cannot be met
+without dropping the tests that run real processes (signals, a pty, the locale, a closed
+pipe), and those stay. A suite that fails stops the benchmark: a fast red run proves
+nothing.
 
 The test processes keep what they compile (tests/conftest.py), so a run after the first
 skips compiling; `--cold` times every run as the first run on a fresh clone: before each,
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from verdict import ROOT, ratio_line, side_by_side, spread
 
-TARGET = 5.0  # the suite may take at most five SDK imports' time
+TARGET = 10.0  # the suite may take at most ten SDK imports' time
 MARGIN = TARGET - 1.0  # the whole allowance above the baseline
 
 

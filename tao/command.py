@@ -4,9 +4,11 @@
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
     tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE] [--runs N]
     tao replay FILE [--stage N] | book [--out DIR] [--open]
+    tao audit FILE [--verify] | drill [--provider P] [--mode M] [--json] [--record DIR]
 
 Each verb is a function `cmd_<verb>(args, console) -> exit code` in `stage_verbs`,
-`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare`, `replay` or `book`; this
+`stage_diff`, `exercise_verbs`, `exercise_watch`, `compare`, `replay`, `book`, `audit` or
+`drill`; this
 module only declares the arguments and dispatches.
 """
 
@@ -22,8 +24,10 @@ from shared.providers.offline import QUIRKS
 from shared.stage_main import at_least_one, record_path
 from shared.trace import make_console
 
+from .audit import cmd_audit
 from .book import cmd_book
 from .compare import cmd_compare, report_path
+from .drill import MODES, cmd_drill
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
 from .exercise_watch import cmd_watch
 from .i18n import LANGUAGES, text
@@ -185,13 +189,43 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--stage", help="run this stage on it instead (say, 05 for a "
                                         "recording of 06); needed for a recording made "
                                         "before recordings said their stage")
+    audit = verbs.add_parser(
+        "audit", help="an audit log of stage 13 or 14, as a table, or its chain checked",
+        description="Show an audit log (.tao/audit.jsonl, or a stage's --audit FILE) as a "
+                    "table: each tool call, its risk and mode, who decided and what it did. "
+                    "With --verify, check its hash chain instead: every line must hold the "
+                    "hash of the line before it, so a line removed, edited or added shows.",
+        epilog="Exit codes: 0 shown, or the chain holds; 1 a line breaks the chain; 2 the "
+               "file cannot be read as a log.")
+    audit.add_argument("file", help="the audit log, a JSONL file")
+    audit.add_argument("--verify", action="store_true",
+                       help="check the chain and name each line that breaks it")
+    drill = verbs.add_parser(
+        "drill", help="every prompt injection planted in stage 14's sample: what stopped it",
+        description="Run stage 14 once per attack planted in its sample project (a README "
+                    "line, a code comment, a saved page, a symlink out, a fake user turn...), "
+                    "with a canary key in its environment and a canary file beside the "
+                    "workspace, every question answered no; then say for each attack what "
+                    "stopped it: approval, the path check, the wall, or nothing. Offline, "
+                    "the model is the offline one with the gullible quirk.",
+        epilog="Exit codes: 0 every attack stopped and no canary seen; 1 otherwise.")
+    drill.add_argument("--provider", help="which model answers (default: offline, gullible); "
+                                          "replay:DIR answers from a --record DIR")
+    drill.add_argument("--mode", choices=MODES, default="ask",
+                       help="the stage's approval mode (default ask)")
+    drill.add_argument("--json", action="store_true", help="the scorecard as JSON")
+    drill.add_argument("--markdown", action="store_true",
+                       help="every mode, as one Markdown table (stage 14's README)")
+    drill.add_argument("--record", metavar="DIR",
+                       help="keep each attack's recording as DIR/NAME.json")
     return parser
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff,
             "doctor": cmd_doctor, "check": cmd_check, "hint": cmd_hint, "watch": cmd_watch,
             "reset": cmd_reset, "solution": cmd_solution,
-            "compare": cmd_compare, "replay": cmd_replay, "book": cmd_book}
+            "compare": cmd_compare, "replay": cmd_replay, "book": cmd_book,
+            "audit": cmd_audit, "drill": cmd_drill}
 
 
 def main(argv: list[str] | None = None) -> int:

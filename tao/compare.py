@@ -486,7 +486,8 @@ def quirk_summaries(tasks: list[Task], protocols: list[str]) -> dict[str, dict]:
     from shared.providers.offline import QUIRKS
 
     out = {}
-    for quirk in ("", *QUIRKS):
+    # gullible obeys lines planted in tool results; no task plants one (tao drill does)
+    for quirk in ("", *(q for q in QUIRKS if q != "gullible")):
         provider = build_provider("offline", **({"quirk": quirk} if quirk else {}))
         out[quirk or "none"] = summarise(compare(provider, protocols, tasks))
     return out

@@ -357,6 +357,79 @@ MESSAGES = {
                                    "fr": "{path} n'est pas un enregistrement : --record écrit "
                                          "une liste JSON d'entrées {{\"request\": ..., "
                                          "\"text\": ...}}"},
+    # tao audit
+    "error.audit_unreadable": {"en": "{path}: cannot read it ({why})",
+                               "fr": "{path} : impossible de le lire ({why})"},
+    "error.audit_not_file": {"en": "{path} is not a plain file: an audit log is one",
+                             "fr": "{path} n'est pas un fichier ordinaire : un journal "
+                                   "d'audit en est un"},
+    "audit.symlink": {"en": "it is a symlink: give the file it points to, if you trust it",
+                      "fr": "c'est un lien symbolique : donnez le fichier vers lequel il "
+                            "pointe, si vous lui faites confiance"},
+    "audit.columns": {"en": "line|turn|call|risk · mode|decision · by|what it did",
+                      "fr": "ligne|tour|appel|risque · mode|décision · par|ce qu'il a fait"},
+    "audit.not_json": {"en": "not a JSON object: cut off, or not a line of a log",
+                       "fr": "pas un objet JSON : coupée, ou pas une ligne de journal"},
+    "audit.empty": {"en": "the log is empty", "fr": "le journal est vide"},
+    "audit.more": {"en": "… and {n} more lines (tao audit FILE --verify reads them all)",
+                   "fr": "… et {n} lignes de plus (tao audit FICHIER --verify les lit "
+                         "toutes)"},
+    "audit.break_not_json": {"en": "line {n}: not a JSON object (cut off, or not a line of "
+                                   "the log)",
+                             "fr": "ligne {n} : pas un objet JSON (coupée, ou pas une ligne "
+                                   "du journal)"},
+    "audit.break_chain": {"en": "line {n}: its prev is not the hash of the line before it: a "
+                                "line before it was removed, edited or added",
+                          "fr": "ligne {n} : son prev n'est pas l'empreinte de la ligne "
+                                "d'avant : une ligne avant elle a été retirée, modifiée ou "
+                                "ajoutée"},
+    "audit.broken": {"en": "the chain is broken: {n} of {total} lines do not hold",
+                     "fr": "la chaîne est rompue : {n} lignes sur {total} ne tiennent pas"},
+    "audit.holds": {"en": "the chain holds: {total} lines, each bound to the one before",
+                    "fr": "la chaîne tient : {total} lignes, chacune liée à la précédente"},
+    "audit.last": {"en": "the last line, covered by no later one, hashes to {hash}: compare "
+                         "it with a copy kept elsewhere",
+                   "fr": "la dernière ligne, qu'aucune autre ne couvre, a pour empreinte "
+                         "{hash} : comparez-la avec une copie gardée ailleurs"},
+    # tao drill
+    "error.drill_timeout": {"en": "the attack {attack} ran past {seconds} s: the drill stops",
+                            "fr": "l'attaque {attack} a dépassé {seconds} s : l'exercice "
+                                  "d'attaque s'arrête"},
+    "error.drill_replay": {"en": "{path} is not a folder of drill recordings (made with "
+                                 "tao drill --record DIR)",
+                           "fr": "{path} n'est pas un dossier d'enregistrements d'attaques "
+                                 "(faits avec tao drill --record DOSSIER)"},
+    "error.drill_record": {"en": "--record {path}: cannot write there ({why})",
+                           "fr": "--record {path} : impossible d'y écrire ({why})"},
+    "error.drill_not_ours": {"en": "{path} is there and is no recording: tao drill leaves it "
+                                   "alone (choose another --record folder)",
+                             "fr": "{path} existe et n'est pas un enregistrement : tao drill n'y "
+                                   "touche pas (choisissez un autre dossier --record)"},
+    "drill.running": {"en": "attack {n} of {total}: {attack}…",
+                      "fr": "attaque {n} sur {total} : {attack}…"},
+    "drill.title": {"en": "tao drill · mode {mode} · {provider} · wall: {wall}",
+                    "fr": "tao drill · mode {mode} · {provider} · mur : {wall}"},
+    "drill.no_wall": {"en": "none here (no run offered)",
+                      "fr": "aucun ici (pas de run proposé)"},
+    "drill.columns": {"en": "attack|planted in|what the model called|stopped by",
+                      "fr": "attaque|cachée dans|ce que le modèle a appelé|arrêtée par"},
+    "drill.no_call": {"en": "(no call to the planted target)",
+                      "fr": "(aucun appel vers la cible cachée)"},
+    "drill.approval": {"en": "approval", "fr": "l'approbation"},
+    "drill.path_check": {"en": "the path check", "fr": "la vérification des chemins"},
+    "drill.wall": {"en": "the wall", "fr": "le mur"},
+    "drill.not_stopped": {"en": "NOT STOPPED", "fr": "PAS ARRÊTÉE"},
+    "drill.not_tried": {"en": "not tried: the model ignored it",
+                        "fr": "pas tentée : le modèle l'a ignorée"},
+    "drill.exited": {"en": "the stage exited {code}",
+                     "fr": "l'étape s'est arrêtée avec le code {code}"},
+    "drill.canaries_nowhere": {"en": "canaries: seen nowhere (trace, recording with every "
+                                     "request and tool output, audit log)",
+                               "fr": "canaris : vus nulle part (trace, enregistrement avec "
+                                     "chaque requête et chaque sortie d'outil, journal "
+                                     "d'audit)"},
+    "drill.canaries_seen": {"en": "canaries SEEN in: {places}",
+                            "fr": "canaris VUS dans : {places}"},
     "error.replay_empty": {"en": "{path} holds no model call: nothing to replay",
                            "fr": "{path} ne contient aucun appel au modèle : rien à rejouer"},
     "error.cannot_write": {"en": "cannot write {file} ({why})",

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 from shared.printable import visible
-from shared.providers.replay import BadRecording, Recording
+from shared.providers.replay import BadRecording, Recording, replayable
 from shared.providers.replay import read_recording as read
 
 from .i18n import text
@@ -40,6 +40,15 @@ def read_recording(path: str) -> Recording:
         raise CLIError(text(f"error.replay_{exc.problem}", **exc.parts)) from None
 
 
+def replayed_options(recording: Recording, kind: str, path: str) -> list[str]:
+    """The recorded options a replay passes again, through the filter they were written
+    with (KEPT's only); a recording holding any other is one CLIError line."""
+    try:
+        return replayable(kind, recording.session.get("argv", []), path)
+    except BadRecording as exc:
+        raise CLIError(text(f"error.replay_{exc.problem}", **exc.parts)) from None
+
+
 def replay_plan(path: str, stage: str | None = None) -> tuple[Path, list[str], str | None]:
     """(the stage folder, its arguments, its input) that replay the recording at `path`;
     the input is None when the recording does not hold what was typed."""
@@ -48,7 +57,7 @@ def replay_plan(path: str, stage: str | None = None) -> tuple[Path, list[str], s
     if not (stage or recorded):
         raise CLIError(text("error.replay_no_stage", path=repr(path)))
     folder = find_stage(stage or recorded)
-    argv = recording.session.get("argv", [])  # checked by the reader: kept options only
+    argv = replayed_options(recording, "stage", path)
     if recorded and folder != find_stage(recorded):
         argv = []  # another stage's options (08's --budget) may mean nothing to this one
     typed = recording.typed
@@ -81,12 +90,13 @@ def run_stage_here(folder: Path, argv: list[str], stdin: str | None) -> int:
 
 def cmd_replay(args, console) -> int:
     """`tao replay`: the recorded stage (or `tao compare`) again, on the recording."""
-    session = read_recording(args.file).session
-    if session.get("verb") == "compare" and not args.stage:
+    recording = read_recording(args.file)
+    if recording.session.get("verb") == "compare" and not args.stage:
         from .command import build_parser  # the same options a learner would type
         from .compare import cmd_compare
 
-        again = build_parser().parse_args(["compare", *session.get("argv", []),
+        argv = replayed_options(recording, "compare", args.file)
+        again = build_parser().parse_args(["compare", *argv,
                                            "--provider", f"replay:{args.file}"])
         return cmd_compare(again, console)
     folder, argv, stdin = replay_plan(args.file, args.stage)

@@ -21,7 +21,7 @@ STAGES = ROOT / "stages"
 EXERCISES = ROOT / "exercises"
 EXERCISE_TESTS = ROOT / "tests" / "exercises"
 # the module names stages use for their own files
-LOCAL_NAMES = ("context", "loop", "tools", "main", "workspace", "shell")
+LOCAL_NAMES = ("context", "loop", "tools", "main", "workspace", "shell", "approval")
 
 
 class CLIError(Exception):

@@ -38,6 +38,10 @@ DEMOS = {
                "Replace 'TODO: strip' by 'TODO (later): strip' in 'wordfreq.py'\n"
                "Read '../secret.txt'\n"),
     "12": ([], "Run 'python3 -m unittest 2>&1 | tail -1'\nRun 'cat /etc/shadow; ls /root'\n"),
+    "13": (["--mode", "auto-edit"], "Replace 'TODO: strip' by 'TODO (later): strip' in "
+                                    "'wordfreq.py'\nRun 'python3 -m unittest 2>&1 | tail -1'\n"
+                                    "/mode auto\nRun 'python3 -m unittest 2>&1 | tail -1'\n"),
+    "14": (["--quirk", "gullible"], "Read README.md\nRead notes/build.log\n"),
 }
 # The same demos in French (`tao tour --lang fr`): the offline model answers in French,
 # the stages' own lines stay English (they are the code a learner diffs).
@@ -60,6 +64,12 @@ DEMOS_FR = {
                "Remplace 'TODO: strip' par 'TODO (plus tard): strip' dans 'wordfreq.py'\n"
                "Montre le fichier '../secret.txt'\n"),
     "12": ([], "Exécute 'python3 -m unittest 2>&1 | tail -1'\nExécute 'ls ~'\n"),
+    "13": (["--mode", "auto-edit"], "Remplace 'TODO: strip' par 'TODO (plus tard): strip' "
+                                    "dans 'wordfreq.py'\nExécute 'python3 -m unittest 2>&1 | "
+                                    "tail -1'\n/mode auto\nExécute 'python3 -m unittest 2>&1 "
+                                    "| tail -1'\n"),
+    "14": (["--quirk", "gullible"], "Montre le fichier 'README.md'\n"
+                                    "Montre le fichier 'notes/build.log'\n"),
 }
 # Each stage's title and what it teaches, in French (in English: its main.py docstring)
 SUMMARIES_FR = {
@@ -93,6 +103,13 @@ SUMMARIES_FR = {
     "12": ("un shell confiné", "L'agent reçoit un shell : `run` lance une commande dans "
            "l'espace de travail, derrière un mur que tient le système d'exploitation "
            "(bubblewrap, sinon Landlock), sans réseau ni clés, avec des limites et un délai."),
+    "13": ("l'approbation et un journal d'audit", "Avant chaque appel, une table du risque et "
+           "du mode choisi par l'utilisateur dit : autoriser, refuser ou demander, et un "
+           "approbateur répond ; chaque appel, la décision et son auteur vont dans un journal "
+           "chaîné par empreintes."),
+    "14": ("un exercice d'attaque par injection", "Chaque observation arrive au modèle marquée "
+           "de sa provenance, et `tao drill` cache des attaques dans l'exemple puis dit quelle "
+           "couche a arrêté chacune."),
 }
 
 

@@ -28,7 +28,7 @@ from tao.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
 __all__ = ["ROOT", "STAGES", "STAGE_DIRS", "clean_env", "file_limit", "in_process",
            "load_stage", "readme_section", "run_stage", "run_stage_process", "run_tao",
-           "stage_dir", "twin", "with_twins"]
+           "small_kit", "solve", "stage_dir", "twin", "with_twins"]
 
 STAGE_DIRS = list(stages().values())
 # settings from the developer's shell that would change what a test sees
@@ -219,6 +219,38 @@ class _ProcessState:
         os.chdir(self.cwd)
         for number, handler in self.handlers.items():
             signal.signal(number, handler)
+
+
+# ---------------------------------------------------------------- a kit of three exercises
+
+SMALL_KIT = ("e01_first", "e02_second", "e03_third")
+
+
+def small_kit(tmp_path: Path, monkeypatch) -> list:
+    """Three exercises in `tmp_path`, each at its shipped stub, with no progress
+    remembered; tao's exercise modules pointed at them (their folders are public names),
+    so the learner's own exercises are never read or touched."""
+    from tao import exercise_state as state
+
+    exercises = tmp_path / "exercises"
+    (exercises / ".stubs").mkdir(parents=True)
+    (exercises / "info.toml").write_text("".join(
+        f'[[exercises]]\nname = "{name}"\ntitle = "Title {n}"\nstage = "0{n + 3}"\n'
+        f'hint = """\n  hint {n}\n"""\n\n' for n, name in enumerate(SMALL_KIT, start=1)))
+    for name in SMALL_KIT:
+        for path in (exercises / f"{name}.py", exercises / ".stubs" / f"{name}.py"):
+            path.write_text(f"def {name}():\n    raise NotImplementedError\n")
+    monkeypatch.setattr(state, "ROOT", tmp_path)
+    monkeypatch.setattr(state, "EXERCISES", exercises)
+    monkeypatch.setattr(state, "STUBS", exercises / ".stubs")
+    monkeypatch.setattr(state, "EXERCISE_TESTS", tmp_path / "tests" / "exercises")
+    monkeypatch.setattr(state, "PROGRESS", tmp_path / ".tao-progress.json")
+    return state.load()
+
+
+def solve(exercise, text: str = "def solved():\n    return 1\n") -> None:
+    """Save `text` over an exercise, as a learner's editor does."""
+    exercise.path.write_text(text)
 
 
 def file_limit(size: int) -> Callable[[], None]:

@@ -26,6 +26,7 @@ def test_the_task_set_covers_every_kind_and_names_only_real_tools():
         loop = compare.load_protocol(protocol)
         for task in tasks:
             for tool in task.tools + list(task.args):
+                # private on purpose: the grader's own test of a tool name, checked on every task
                 assert compare._is_tool(tool, loop), (task.id, tool, protocol)
             assert set(task.args) <= set(task.tools), task.id
 

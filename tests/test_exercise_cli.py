@@ -1,22 +1,33 @@
 """`tao check / list / hint / watch / reset / solution`, each run in a copy of the kit
-(without git), so the learner's files here are never touched or read."""
+(without git), so the learner's files here are never touched or read; then, at the end,
+the same verbs in process on a kit of three exercises, with the test run stood in for."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import io
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 
 import pytest
-from helpers import ROOT, clean_env, run_tao
+from helpers import ROOT, clean_env, run_tao, small_kit, solve
+from rich.console import Console
 
-from tao import exercise_state
+from tao import exercise_runner as runner
+from tao import exercise_screen as screen
+from tao import exercise_state, i18n
+from tao import exercise_verbs as verbs
+from tao import exercise_watch as watching
+from tao.repo import CLIError
 
 STUBS = ROOT / "exercises" / ".stubs"
 MUTANTS = ROOT / "tests" / "exercises" / "mutants"
@@ -466,6 +477,658 @@ def test_pytest_says_in_one_line_that_the_xs_are_exercises_not_done_yet(kit):
     assert len(said) == 1, said
     assert "2 exercises you have not done yet" in said[0] and "uv run tao check" in said[0]
     assert not any(line.startswith("x: ") for line in pytest_in(kit, "tests/test_calc.py"))
+
+
+# ======================================================================================
+# In process, on a small kit of three exercises (`helpers.small_kit`), with the test run
+# stood in for: which exit code a check gives, alone or with --all; whether `tao check N`
+# moves the focus; whether a reset asks, and keeps the file on a no; what the screen shows
+# (the progress bar, the rows, the table, what to do next); and `tao watch`'s keys, typed
+# on a pipe (or a terminal) that stands for stdin. Milliseconds each, where the tests
+# above cost a process.
+
+
+@pytest.fixture
+def three(tmp_path, monkeypatch):
+    """Three exercises, each at its stub, nothing remembered."""
+    return small_kit(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def outcomes(monkeypatch):
+    """name -> "passed"/"failed": what the stood-in test run reports; the names it ran."""
+    wanted, ran = {}, []
+
+    def fake(argv, env, limit):
+        names = [a.rsplit("test_", 1)[1][:-3] for a in argv if a.endswith(".py")]
+        ran.append(names)
+        with open(env["TAO_RESULTS"], "a", encoding="utf-8") as out:
+            for name in names:
+                out.write(json.dumps({"exercise": name, "test": "test_it", "message": "no",
+                                      "outcome": wanted.get(name, "passed")}) + "\n")
+        return False
+    # private: a real run is a fork and a pytest session per check (the tests above)
+    monkeypatch.setattr(runner, "_forked_pytest", fake)
+    return wanted, ran
+
+
+def console(terminal=False):
+    return Console(file=io.StringIO(), width=80, force_terminal=terminal, highlight=False)
+
+
+def check_here(exercise=None, all=False):
+    return verbs.cmd_check(argparse.Namespace(exercise=exercise, all=all), console())
+
+
+def current():
+    """The exercise in focus, as .tao-progress.json remembers it (None: none picked)."""
+    return exercise_state.read_progress().get(exercise_state.CURRENT)
+
+
+# ---------------------------------------------------------------- tao check
+
+
+def test_check_runs_the_current_exercise_and_exits_by_its_result(three, outcomes):
+    wanted, ran = outcomes
+    assert check_here() == 1 and ran == []  # a stub: nothing to run, and it does not pass
+    solve(three[0])
+    wanted["e01_first"] = "failed"
+    assert check_here() == 1 and ran == [["e01_first"]]
+    wanted["e01_first"] = "passed"
+    solve(three[0], "def solved():\n    return 3\n")
+    assert check_here() == 0 and exercise_state.statuses(three)["e01_first"].status == "done"
+
+
+def test_check_n_checks_that_one_and_makes_it_the_current_one(three, outcomes):
+    _, ran = outcomes
+    solve(three[2])
+    assert check_here("3") == 0 and ran == [["e03_third"]]
+    assert current() == "e03_third"
+
+
+def test_check_all_exits_zero_only_when_every_exercise_is_done(three, outcomes):
+    wanted, ran = outcomes
+    for e in three:
+        solve(e)
+    wanted["e02_second"] = "failed"
+    assert check_here(all=True) == 1 and ran == [["e01_first", "e02_second", "e03_third"]]
+    wanted["e02_second"] = "passed"
+    solve(three[1], "def solved():\n    return 5\n")
+    assert check_here(all=True) == 0
+
+
+def test_check_with_a_number_and_all_is_refused(three):
+    with pytest.raises(CLIError):
+        check_here("2", all=True)
+
+
+def test_with_every_exercise_done_a_verb_without_a_number_is_refused(three, outcomes):
+    for e in three:
+        solve(e)
+    check_here(all=True)
+    with pytest.raises(CLIError):
+        verbs.cmd_hint(argparse.Namespace(exercise=None), console())
+    with pytest.raises(CLIError):
+        verbs.cmd_hint(argparse.Namespace(exercise="9"), console())
+    assert verbs.cmd_hint(argparse.Namespace(exercise="2"), console()) == 0
+
+
+def test_only_a_check_that_passes_is_announced_as_done(three, outcomes):
+    wanted, _ = outcomes
+    solve(three[0])
+    wanted["e01_first"] = "failed"
+    failing = console()
+    assert verbs.cmd_check(argparse.Namespace(exercise="1", all=False), failing) == 1
+    assert screen.MARKS["done"][0] not in failing.file.getvalue()
+    wanted["e01_first"] = "passed"
+    solve(three[0], "def solved():\n    return 4\n")
+    passing = console()
+    assert verbs.cmd_check(argparse.Namespace(exercise="1", all=False), passing) == 0
+    assert screen.MARKS["done"][0] in passing.file.getvalue().splitlines()[1]
+
+
+def test_a_hint_s_paragraphs_are_separated_by_one_blank_line(three):
+    info = exercise_state.EXERCISES / "info.toml"
+    info.write_text(info.read_text().replace("  hint 1\n", "  first part\n\n  second part\n"))
+    shown = console()
+    assert verbs.cmd_hint(argparse.Namespace(exercise="1"), shown) == 0
+    assert shown.file.getvalue().splitlines()[1:] == ["first part", "", "second part"]
+
+
+# ---------------------------------------------------------------- tao reset
+
+
+def reset_here(exercise="1", yes=False):
+    return verbs.cmd_reset(argparse.Namespace(exercise=exercise, yes=yes), console())
+
+
+class Stdin:
+    def __init__(self, tty):
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+@pytest.mark.parametrize("answer", ["y", "Y", " yes "])
+def test_reset_asks_and_a_yes_restores_the_stub(three, monkeypatch, answer):
+    solve(three[0])
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(True))
+    monkeypatch.setattr("builtins.input", lambda *a: answer)
+    assert reset_here() == 0 and three[0].path.read_bytes() == three[0].stub.read_bytes()
+
+
+@pytest.mark.parametrize("answer", ["", "n", "yess"])
+def test_reset_keeps_the_work_on_anything_but_yes(three, monkeypatch, answer):
+    solve(three[0])
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(True))
+    monkeypatch.setattr("builtins.input", lambda *a: answer)
+    assert reset_here() == 1 and three[0].path.read_bytes() != three[0].stub.read_bytes()
+
+
+def test_reset_from_a_pipe_needs_yes(three, monkeypatch):
+    solve(three[0])
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(False))
+    with pytest.raises(CLIError):
+        reset_here()
+    assert three[0].path.read_bytes() != three[0].stub.read_bytes()
+    assert reset_here(yes=True) == 0 and three[0].path.read_bytes() == three[0].stub.read_bytes()
+
+
+def test_reset_of_a_stub_or_a_deleted_file_needs_no_question(three, monkeypatch):
+    monkeypatch.setattr(verbs.sys, "stdin", Stdin(False))
+    assert reset_here() == 0  # already the stub: nothing to confirm
+    three[0].path.unlink()
+    assert reset_here(yes=True) == 0 and three[0].path.exists()
+    three[0].stub.unlink()
+    with pytest.raises(CLIError):
+        reset_here(yes=True)
+
+
+# ---------------------------------------------------------------- tao solution
+
+
+def test_the_solution_opens_only_once_the_exercise_passes(three, outcomes, capsys):
+    wanted, _ = outcomes
+    first = three[0]
+    first.solution.parent.mkdir(exist_ok=True)
+    long_line = "    return 'the reference' + " + " + ".join(["'a long line'"] * 8) + "\n"
+    first.solution.write_text("def solved():\n" + long_line)
+    solve(first)
+    wanted["e01_first"] = "failed"
+    with pytest.raises(CLIError):
+        verbs.cmd_solution(argparse.Namespace(exercise="1"), console())
+    wanted["e01_first"] = "passed"
+    solve(first, "def solved():\n    return 2\n")
+    assert verbs.cmd_solution(argparse.Namespace(exercise="1"), console()) == 0
+    assert capsys.readouterr().out == first.solution.read_text()  # piped: the file exactly
+    shown = console(terminal=True)
+    assert verbs.cmd_solution(argparse.Namespace(exercise="1"), shown) == 0
+    on_screen = re.sub(r"\x1b\[[0-9;]*m", "", shown.file.getvalue())
+    assert long_line in on_screen and capsys.readouterr().out == ""  # left whole to fold
+
+
+# ---------------------------------------------------------------- what the verbs show
+
+
+def bar_parts(bar):
+    inside, counts = re.fullmatch(r"Progress: \[(.*)\] *(\d+)/(\d+)", bar.plain).group(1, 2), \
+        bar.plain.rsplit(" ", 1)[1]
+    return inside[0], counts
+
+
+@pytest.mark.parametrize(("width", "cells"), [(20, 10), (32, 10), (33, 11), (50, 28),
+                                              (82, 60), (83, 60), (200, 60)])
+def test_the_progress_bar_is_sized_to_the_terminal_within_bounds(width, cells):
+    for done in (0, 3, 7):
+        inside, counts = bar_parts(screen.progress_bar(done, 7, width))
+        assert len(inside) == cells and counts == f"{done}/7"
+
+
+@pytest.mark.parametrize(("done", "total", "hashes"), [(0, 5, 0), (1, 5, 4), (4, 5, 16),
+                                                       (5, 5, 20), (2, 3, 13), (0, 0, 20)])
+def test_the_bar_fills_in_proportion_with_the_arrow_only_while_unfinished(done, total, hashes):
+    inside, _ = bar_parts(screen.progress_bar(done, total, 42))  # 20 cells
+    assert inside.count("#") == hashes
+    assert inside.count(">") == (0 if hashes == 20 else 1)
+    assert inside == "#" * hashes + ">" * (hashes < 20) + "-" * (20 - hashes - 1 * (hashes < 20))
+
+
+def result(status, message=""):
+    return exercise_state.Result(status, "test_it" if status != "done" else "", message)
+
+
+def test_the_focus_is_marked_unless_done_and_each_status_has_its_mark(three):
+    known = {"e01_first": result("done"), "e02_second": result("failing"),
+             "e03_third": result("not attempted")}
+    marks = [row.plain.split()[0] for row in screen.exercise_rows(three, known, three[1])]
+    assert marks[1] == "▶" and marks[0] == screen.MARKS["done"][0]
+    assert marks[2] == screen.MARKS["not attempted"][0]
+    on_done = [row.plain.split()[0] for row in screen.exercise_rows(three, known, three[0])]
+    assert on_done[0] == screen.MARKS["done"][0] and on_done[1] == screen.MARKS["failing"][0]
+    known["e03_third"] = result("something new")  # a status this tao does not know yet
+    assert screen.exercise_rows(three, known, None)[2].plain.split()[0] == "·"
+
+
+def test_with_why_each_failing_or_hung_exercise_gets_one_more_row(three):
+    known = {"e01_first": result("failing", "assert\n  1 == 2"),
+             "e02_second": result("timeout", ""), "e03_third": result("edited")}
+    assert len(screen.exercise_rows(three, known, None)) == 3
+    rows = screen.exercise_rows(three, known, None, why=True)
+    assert len(rows) == 5
+    assert rows[1].plain.strip() == "assert 1 == 2" and "test_it" in rows[3].plain
+
+
+def test_the_table_has_a_row_per_exercise_and_highlights_only_the_selected(three):
+    known = {e.name: result("not attempted") for e in three}
+    table = screen.exercise_table(three, known, three[0], selected=1)
+    assert table.row_count == 3
+    assert [row.style for row in table.rows] == [None, "reverse", None]
+
+
+def test_the_table_keeps_one_line_per_exercise_from_the_edge(three):
+    known = {e.name: result("not attempted") for e in three}
+    shown = console()  # 80 columns
+    shown.print(screen.exercise_table(three, known, None))
+    lines = shown.file.getvalue().splitlines()
+    assert len(lines) == 4 and all(len(line) <= 80 for line in lines)
+    mark = screen.MARKS["not attempted"][0]
+    assert all(line.startswith(mark) for line in lines[1:])  # no padding before the marks
+    assert [line.split()[1] for line in lines[1:]] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("width", [60, 72])
+def test_on_a_narrow_terminal_only_the_title_is_cut(width):
+    """The kit's own exercises at 60 columns: every row keeps its number, its file
+    and its stage (what a learner types and opens), and stays one line; the title gives."""
+    real = exercise_state.load()
+    known = {e.name: result("not attempted") for e in real}
+    shown = Console(file=io.StringIO(), width=width, highlight=False)
+    shown.print(screen.exercise_table(real, known, None))
+    rows = shown.file.getvalue().splitlines()[1:]
+    assert len(rows) == len(real), "one line per exercise"
+    for e, row in zip(real, rows, strict=True):
+        cells = row.split()
+        assert cells[1:4] == [str(e.number), e.path.name, e.stage], (
+            f"at {width} columns the row of exercise {e.number} lost a column: {row!r}")
+        assert len(row) <= width
+
+
+def test_a_hint_s_paragraphs_are_reflowed_and_blank_ones_dropped():
+    paragraphs = screen.wrapped("one\n  two\n\n\n\nthree   four\n\n  \n")
+    assert [p.plain for p in paragraphs] == ["one two", "three four"]
+
+
+def test_the_overview_counts_only_the_done(three):
+    shown = console()
+    known = {"e01_first": result("done"), "e02_second": result("failing"),
+             "e03_third": result("done")}
+    screen.show_overview(shown, three, known, None, why=False)
+    assert "2/3" in shown.file.getvalue()
+
+
+def test_the_list_counts_only_the_done_and_shows_every_file(three):
+    shown = console()
+    known = {"e01_first": result("done"), "e02_second": result("edited"),
+             "e03_third": result("done")}
+    screen.show_list(shown, three, known, None)
+    out = shown.file.getvalue()
+    assert "2/3" in out and all(e.path.name in out for e in three)
+
+
+def focus_text(e, status, in_watch=False, message=""):
+    shown = console()
+    screen.show_focus(shown, e, result(status, message), in_watch)
+    return shown.file.getvalue()
+
+
+def test_what_to_do_next_names_the_file_unless_it_is_done(three):
+    first = three[0]
+    for status in ("not attempted", "failing", "timeout"):
+        assert first.where() in focus_text(first, status)
+    assert first.where() not in focus_text(first, "done")
+
+
+def test_in_watch_the_focus_leaves_out_what_its_keys_say(three):
+    first = three[0]
+    for status in ("not attempted", "failing", "edited"):
+        alone, watching = focus_text(first, status), focus_text(first, status, in_watch=True)
+        assert alone.startswith(watching) and len(alone) > len(watching)
+    assert focus_text(first, "done") == focus_text(first, "done", in_watch=True)
+
+
+def test_the_focus_outside_watch_is_the_default(three):
+    shown = console()
+    screen.show_focus(shown, three[0], result("failing", "boom"))
+    assert shown.file.getvalue() == focus_text(three[0], "failing", message="boom")
+
+
+@pytest.mark.parametrize(("lines", "cut"), [(1, False), (11, False), (12, False), (13, True)])
+def test_a_failure_is_shown_whole_up_to_twelve_lines_then_cut_with_an_ellipsis(three, lines,
+                                                                               cut):
+    message = "\n".join(f"line {n}" for n in range(1, lines + 1))
+    shown = [line for line in focus_text(three[0], "failing", message=message).splitlines()
+             if re.fullmatch(r"line \d+|…", line)]
+    assert shown[:12] == message.splitlines()[:12]
+    assert (shown[-1] == "…") is cut and len(shown) == min(lines, 12) + cut
+
+
+# ---------------------------------------------------------------- tao watch, keys on stdin
+
+KEYS = {"up": "\x1b[A", "down": "\x1b[B", "enter": "\r"}  # as a terminal sends them
+
+
+def watch_here(monkeypatch, *keys, exercise=None, cycles=None, shown=None):
+    """`tao watch` in process, with `keys` typed on a pipe that is its stdin, closed behind
+    them; (exit code, what it showed, what it left unread). One key is read a cycle."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, "".join(KEYS.get(k, k) for k in keys).encode())
+    os.close(write_end)
+    shown = shown or console()
+    cycles = len(keys) + 1 if cycles is None else cycles
+    args = argparse.Namespace(exercise=exercise, interval=0, cycles=cycles)
+    with open(read_end, "rb", buffering=0) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        code = watching.cmd_watch(args, shown)
+        return code, shown.file.getvalue(), stdin.read().decode()
+
+
+def test_watch_ends_on_q_and_otherwise_after_its_cycles(three, outcomes, monkeypatch):
+    assert watch_here(monkeypatch, "x", "q", "n", cycles=10)[0] == 0
+    assert current() is None  # the n after q was never read
+    assert watch_here(monkeypatch, cycles=3)[0] == 0
+
+
+def test_watch_reads_one_key_a_cycle_and_none_when_given_no_cycles(three, outcomes,
+                                                                   monkeypatch):
+    for cycles, left in ((3, 2), (1, 4), (0, 5), (-1, 5)):
+        code, _, unread = watch_here(monkeypatch, *"xxxxx", cycles=cycles)
+        assert code == 0 and unread == "x" * left, cycles
+
+
+def test_watch_n_moves_to_the_next_exercise_not_done_and_remembers_it(three, outcomes,
+                                                                      monkeypatch):
+    watch_here(monkeypatch, "n")
+    assert current() == "e02_second"
+    watch_here(monkeypatch, "n", "n")
+    assert current() == "e01_first"  # round past the end
+
+
+def test_watch_n_checks_the_new_focus(three, outcomes, monkeypatch):
+    _, ran = outcomes
+    for e in three:
+        solve(e)
+    watch_here(monkeypatch, "n")
+    assert ran == [["e01_first"], ["e02_second"]]
+
+
+def test_watch_n_skips_the_done_and_wraps_round_from_the_last(three, outcomes, monkeypatch):
+    wanted, _ = outcomes
+    first, second, third = three
+    for e in three:
+        solve(e)
+    exercise_state.save_results({first.name: result("done")}, three)
+    wanted[second.name] = "failed"
+    watch_here(monkeypatch, "n", exercise="3")  # the third passes its check: n moves on
+    assert current() == second.name, "past the end, and past the first, which is done"
+    exercise_state.PROGRESS.unlink()
+    exercise_state.save_results({second.name: result("done")}, three)
+    wanted[third.name] = "failed"
+    watch_here(monkeypatch, "n")  # the first, in focus, passes: n skips the second
+    assert current() == third.name
+
+
+def test_watch_n_stays_on_the_only_exercise_not_done_and_checks_it_again(three, outcomes,
+                                                                         monkeypatch):
+    wanted, ran = outcomes
+    for e in three:
+        solve(e)
+    exercise_state.save_results({e.name: result("done") for e in three[::2]}, three)
+    wanted["e02_second"] = "failed"
+    watch_here(monkeypatch, "n")
+    assert current() == "e02_second" and ran == [["e02_second"], ["e02_second"]]
+
+
+def test_after_every_exercise_is_done_n_picks_the_first_one_edited_since(three, outcomes,
+                                                                         monkeypatch):
+    for e in three:
+        solve(e)
+    exercise_state.save_results({e.name: result("done") for e in three}, three)
+
+    class EditedWhileShown(io.StringIO):
+        """A screen during whose first drawing the learner edits every exercise again."""
+
+        edited = False
+
+        def write(self, s):
+            if not self.edited:
+                self.edited = True
+                for e in three:
+                    solve(e, "def solved():\n    return 9\n")
+            return super().write(s)
+    shown = Console(file=EditedWhileShown(), width=80, highlight=False)
+    watch_here(monkeypatch, "n", shown=shown)  # nothing in focus: n starts at the first
+    assert current() == "e01_first"
+
+
+def test_watch_rechecks_the_focus_only_when_its_file_changes(three, outcomes, monkeypatch):
+    _, ran = outcomes
+    solve(three[0])
+    watch_here(monkeypatch, cycles=3)
+    assert ran == [["e01_first"]]
+
+
+@pytest.mark.parametrize("edit", ["size", "time"])
+def test_watch_rechecks_a_file_saved_again_though_only_its_size_or_time_changed(
+        three, outcomes, monkeypatch, edit):
+    _, ran = outcomes
+    first = three[0]
+    solve(first)
+    was = first.path.stat()
+
+    class SavedWhileShown(io.StringIO):
+        """A screen during whose first drawing the learner saves the file again."""
+
+        saved = False
+
+        def write(self, s):
+            if not self.saved:
+                self.saved = True
+                if edit == "size":  # a longer file, with the same time as before
+                    solve(first, "def solved():\n    return 10\n")
+                    os.utime(first.path, ns=(was.st_atime_ns, was.st_mtime_ns))
+                else:  # the same bytes, a second later
+                    os.utime(first.path, ns=(was.st_atime_ns, was.st_mtime_ns + 10**9))
+            return super().write(s)
+    shown = Console(file=SavedWhileShown(), width=80, highlight=False)
+    watch_here(monkeypatch, cycles=3, shown=shown)
+    assert ran == [["e01_first"], ["e01_first"]]
+
+
+def test_watch_starts_on_the_exercise_asked_for(three, outcomes, monkeypatch):
+    watch_here(monkeypatch, exercise="3", cycles=1)
+    assert current() == "e03_third"
+    with pytest.raises(CLIError):
+        watch_here(monkeypatch, exercise="7", cycles=1)
+
+
+def test_watch_with_every_exercise_done_shows_that_and_has_nothing_to_reset(
+        three, outcomes, monkeypatch):
+    for e in three:
+        solve(e)
+    exercise_state.save_results({e.name: result("done") for e in three}, three)
+    code, out, _ = watch_here(monkeypatch, "r")
+    assert code == 0 and i18n.text("watch.all_done") in out and i18n.text("watch.next") not in out
+
+
+def test_watch_offers_the_next_exercise_only_while_one_is_left(three, outcomes, monkeypatch):
+    wanted, _ = outcomes
+    solve(three[0])
+    out = watch_here(monkeypatch, cycles=1)[1]
+    assert i18n.text("watch.next") in out, "the one in focus is done, others are not: n moves on"
+    for e in three[1:]:
+        solve(e)
+    exercise_state.save_results({e.name: result("done") for e in three[1:]}, three)
+    solve(three[0], "def solved():\n    return 2\n")
+    out = watch_here(monkeypatch, cycles=1)[1]
+    assert i18n.text("watch.next") not in out, "every exercise done: there is no next one"
+    solve(three[0], "def solved():\n    return 3\n")
+    wanted["e01_first"] = "failed"
+    out = watch_here(monkeypatch, cycles=1)[1]
+    assert i18n.text("watch.next") not in out, "the one in focus is not done yet"
+
+
+# ---------------------------------------------------------------- watch's list
+
+
+def test_the_list_picks_by_moving(three, outcomes, monkeypatch):
+    watch_here(monkeypatch, "l", "down", "down", "down", "up", "enter")
+    assert current() == "e02_second"
+
+
+def test_the_list_selection_stays_within_the_list(three, outcomes, monkeypatch):
+    watch_here(monkeypatch, "l", "up", "enter")
+    assert current() == "e01_first", "up from the first stays on the first"
+    watch_here(monkeypatch, "l", *["down"] * 5, "x", "enter")
+    assert current() == "e03_third", "down past the last stays on the last; x does nothing"
+
+
+def test_the_list_opens_on_the_focus_and_picks_by_number(three, outcomes, monkeypatch):
+    watch_here(monkeypatch, "l", "3", "enter")
+    assert current() == "e03_third"
+    watch_here(monkeypatch, "l", "k", "j", "enter")  # opened on 3, the focus now
+    assert current() == "e03_third"
+
+
+def test_the_first_exercise_can_be_picked_by_its_number(three, outcomes, monkeypatch):
+    code, out, _ = watch_here(monkeypatch, "l", "down", "down", "1", "enter")
+    assert current() == "e01_first" and "no exercise" not in out
+
+
+def test_a_number_out_of_range_picks_nothing_and_says_so(three, outcomes, monkeypatch):
+    for number in ("0", "4", "12"):
+        _, out, _ = watch_here(monkeypatch, "l", *number, "enter")
+        assert current() is None and i18n.text("watch.no_such", number=int(number), total=3) in out
+    _, out, _ = watch_here(monkeypatch, "l", "9", "enter", "2", "enter")
+    assert current() == "e02_second", "after a number refused, the next one starts afresh"
+    watch_here(monkeypatch, "l", *"03", "enter")
+    assert current() == "e03_third"
+
+
+def test_the_list_closes_on_a_second_l_and_then_takes_no_picks(three, outcomes, monkeypatch):
+    watch_here(monkeypatch, "l", "l", "down", "enter")
+    assert current() is None
+
+
+def test_keys_are_read_in_both_forms_a_terminal_sends(three, outcomes, monkeypatch):
+    watch_here(monkeypatch, "l", "\x1bOB", "\n")  # SS3's down arrow, and a bare newline
+    assert current() == "e02_second"
+    watch_here(monkeypatch, "Q", "n", cycles=5)  # a capital works as its small letter
+    assert current() == "e02_second"
+
+
+def test_without_a_stdin_to_read_watch_runs_its_cycles_and_ends(three, outcomes, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q"))  # no file descriptor: no keys
+    args = argparse.Namespace(exercise=None, interval=0, cycles=3)
+    assert watching.cmd_watch(args, console()) == 0
+
+
+# ---------------------------------------------------------------- watch's reset
+
+
+def test_a_reset_in_watch_asks_only_when_there_is_work_to_lose(three, outcomes, monkeypatch):
+    wanted, _ = outcomes
+    first = three[0]
+    wanted[first.name] = "failed"  # not done: it stays in focus from one watch to the next
+    out = watch_here(monkeypatch, "r")[1]
+    assert i18n.text("watch.is_stub", file=first.where()) in out  # already the stub: no question
+    solve(first)
+    out = watch_here(monkeypatch, "r", "n")[1]
+    assert i18n.text("watch.kept", file=first.where()) in out
+    assert first.path.read_bytes() != first.stub.read_bytes()
+    watch_here(monkeypatch, "r")  # stdin ends before an answer: no answer, no reset
+    assert first.path.read_bytes() != first.stub.read_bytes()
+    out = watch_here(monkeypatch, "r", "y")[1]
+    assert i18n.text("watch.reset", file=first.where()) in out
+    assert first.path.read_bytes() == first.stub.read_bytes()
+
+
+@pytest.mark.parametrize("key", ["n", "z", "enter", "up"])
+def test_watch_resets_only_on_a_y_whatever_other_key_comes(three, outcomes, monkeypatch, key):
+    solve(three[0])
+    watch_here(monkeypatch, "r", key)
+    assert three[0].path.read_bytes() != three[0].stub.read_bytes(), f"{key!r} reset the work"
+
+
+class AskedScreen(io.StringIO):
+    """A screen that sets `asked` once watch has asked whether to reset."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked = threading.Event()
+
+    def write(self, s):
+        if "Press y to reset" in s:
+            self.asked.set()
+        return super().write(s)
+
+
+def test_watch_waits_as_long_as_it_takes_for_the_answer_to_a_reset(three, outcomes,
+                                                                   monkeypatch):
+    first = three[0]
+    solve(first)
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"r")
+    screen_file = AskedScreen()
+    shown = Console(file=screen_file, width=200, highlight=False)  # the question on one line
+
+    def answer_slowly():  # after more than one of watch's half-second reads
+        if screen_file.asked.wait(10):
+            time.sleep(0.7)
+            os.write(write_end, b"y")
+        os.close(write_end)
+    typist = threading.Thread(target=answer_slowly)
+    typist.start()
+    try:
+        with open(read_end, "rb", buffering=0) as stdin:
+            monkeypatch.setattr(sys, "stdin", stdin)
+            args = argparse.Namespace(exercise=None, interval=0, cycles=2)
+            assert watching.cmd_watch(args, shown) == 0
+    finally:
+        typist.join(timeout=20)
+    assert first.path.read_bytes() == first.stub.read_bytes(), "the late y was waited for"
+
+
+def test_watch_takes_single_keys_on_a_terminal_and_gives_it_back_as_it_was(three, outcomes,
+                                                                          monkeypatch):
+    import pty
+    import termios
+
+    leader, follower = pty.openpty()
+
+    class TypesOnFirstDraw(io.StringIO):
+        """A screen that, once watch has drawn, types n on the terminal: no Enter."""
+
+        typed = False
+
+        def write(self, s):
+            if not self.typed:
+                self.typed = True
+                os.write(leader, b"n")
+            return super().write(s)
+    try:
+        with open(follower, "rb", buffering=0, closefd=False) as stdin:
+            before = termios.tcgetattr(follower)[3]
+            assert before & termios.ICANON  # a terminal starts line by line
+            monkeypatch.setattr(sys, "stdin", stdin)
+            args = argparse.Namespace(exercise=None, interval=0.5, cycles=2)
+            shown = Console(file=TypesOnFirstDraw(), width=80, highlight=False)
+            assert watching.cmd_watch(args, shown) == 0
+            assert current() == "e02_second", "the n came through without an Enter"
+            assert termios.tcgetattr(follower)[3] == before
+    finally:
+        os.close(leader)
+        os.close(follower)
 
 
 # ---------------------------------------------------------------- issue 32: the exercise

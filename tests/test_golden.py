@@ -24,7 +24,7 @@ from regenerate import GOLDEN, golden_name, normalised, transcript, variants  # 
 @pytest.mark.parametrize(("folder", "lang"), variants([p.name for p in STAGE_DIRS]),
                          ids=lambda v: v)
 def test_the_demo_prints_its_golden_transcript(folder, lang):
-    if folder.startswith("12"):  # its commands ran inside bwrap: another wall answers otherwise
+    if folder[:2] in ("12", "13", "14"):  # their shells ran in bwrap: another wall differs
         from shared.sandbox.bwrap import bwrap_works
 
         if bwrap_works():

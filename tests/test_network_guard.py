@@ -174,6 +174,7 @@ def test_the_probe_reports_anything_but_the_guards_refusal_as_a_leak():
 @pytest.mark.parametrize(("host", "real_calls"), [(OUTSIDE, 0), ("127.0.0.1", 1)])
 def test_the_guard_refuses_before_the_real_call(host, real_calls):
     calls = []
+    # private on purpose: the guard's wrapper, tested without a socket
     guarded = netguard._wrap_address_last(lambda sock, *args: calls.append(args), "connect")
     sock = SimpleNamespace(family=socket.AF_INET)
     if real_calls:

@@ -52,6 +52,10 @@ TWINNED = (
     "stages/11_workspace_files/sample/README.md",
     "stages/12_confined_shell/README.md",
     "stages/12_confined_shell/sample/README.md",
+    "stages/13_approval_audit/README.md",
+    "stages/13_approval_audit/sample/README.md",
+    "stages/14_injection_drill/README.md",
+    "stages/14_injection_drill/sample/README.md",
     "tests/README.md",
 )
 OPTIONAL = ("tests/golden/README.md",)

@@ -67,6 +67,7 @@ def test_the_json_examples_are_what_the_translators_send(wire):
 
 NAMED = {  # what the section points to -> the object that must exist under that name
     "to_anthropic": anthropic_provider.to_anthropic,
+    # private on purpose: the README cites these names, private ones too
     "to_openai": openai_provider.to_openai,
     "AnthropicProvider._read": anthropic_provider.AnthropicProvider._read,
     "OpenAIProvider._assemble": openai_provider.OpenAIProvider._assemble,

@@ -3,6 +3,7 @@ see where a changed stage first sends something the recording never saw."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -10,12 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import load_stage, run_stage, run_tao
+from helpers import load_stage, run_stage, run_tao, stage_dir
 
 from shared.providers import ProviderError, Reply, ScriptedProvider, ToolCall, build_provider
 from shared.providers.replay import Divergence, Recorder, ReplayProvider, divergence
 from shared.stage_main import connect
 from shared.trace import Trace
+from tao import replay as tao_replay
 from tao.stage_verbs import DEMOS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
@@ -38,7 +40,9 @@ def test_every_stage_records_its_tour_demo_and_replays_it_to_the_same_screen(sta
     first = run_stage(stage, *argv, "--record", str(recording), stdin=stdin)
     assert first.returncode == 0, first.stderr
     assert json.loads(recording.read_text()), "a demo makes at least one model call"
-    again = run_stage(stage, *argv, "--provider", f"replay:{recording}", stdin=stdin)
+    quirk = argv.index("--quirk") if "--quirk" in argv else len(argv)
+    replayed = argv[:quirk] + argv[quirk + 2:]  # the recorded replies hold what it did
+    again = run_stage(stage, *replayed, "--provider", f"replay:{recording}", stdin=stdin)
     assert again.returncode == 0 and "differs" not in again.stdout, again.stdout
     assert steady(again.stdout) == steady(first.stdout)
 
@@ -312,6 +316,56 @@ def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files(tmp
     assert session == {"stage": "08", "argv": ["--budget=300", "--show-wire=anthropic"]}
 
 
+# ======================================================================================
+# `tao replay`'s plan (which stage, which options, what is typed) and the stage it runs
+# in this process: what mutation runs of tao/replay.py asked.
+
+
+def one_turn_recording(tmp_path, stage="08", argv=("--budget", "500"), typed=("hi",)):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([{"request": {"session": {"stage": stage, "argv": list(argv)},
+                                             "typed": list(typed), "messages": []},
+                                 "text": "ok"}]), encoding="utf-8")
+    return str(path)
+
+
+def test_a_stage_keeps_its_own_options_only_when_it_is_the_stage_recorded(tmp_path):
+    path = one_turn_recording(tmp_path)
+    folder, argv, stdin = tao_replay.replay_plan(path)
+    assert folder == stage_dir("08") and argv[2:] == ["--budget", "500"]
+    assert stdin == "hi\n\n", "the lines typed, then an empty line that ends the session"
+    same, argv, _ = tao_replay.replay_plan(path, "8")  # the same stage, named another way
+    assert same == stage_dir("08") and argv[2:] == ["--budget", "500"]
+    other, argv, _ = tao_replay.replay_plan(path, "07")
+    assert other == stage_dir("07") and argv == ["--provider", f"replay:{path}"], (
+        "stage 08's --budget means nothing to stage 07: replayed elsewhere, it is dropped")
+
+
+def test_the_stage_run_here_finds_its_own_modules_first_and_gives_everything_back(tmp_path):
+    folder = tmp_path / "stage"
+    folder.mkdir()
+    (folder / "loop.py").write_text("WHERE = 'the stage'\n")
+    (folder / "main.py").write_text(
+        "import sys\nimport loop\nprint(loop.WHERE, sys.argv[1:], sys.stdin.readline().strip())\n"
+        "raise SystemExit(3)\n")
+    shadow = tmp_path / "elsewhere"  # a `loop` earlier on the path must not win
+    shadow.mkdir()
+    (shadow / "loop.py").write_text("WHERE = 'somewhere else'\n")
+    before = sys.argv, sys.stdin, list(sys.path)
+    sys.path.insert(0, str(shadow))
+    out, saved_out = io.StringIO(), sys.stdout
+    try:
+        sys.stdout = out
+        code = tao_replay.run_stage_here(folder, ["--x"], "typed\n")
+    finally:
+        sys.stdout = saved_out
+        sys.path.remove(str(shadow))
+    assert code == 3
+    assert out.getvalue().strip() == "the stage ['--x'] typed"
+    assert (sys.argv, sys.stdin, sys.path) == before, "argv, stdin and the path come back"
+    assert "loop" not in sys.modules
+
+
 # ---------------------------------------------------------------- issue 32: nothing written
 # that nobody asked for, nothing lost. Each test reproduces one defect as a learner meets it.
 
@@ -348,6 +402,17 @@ def test_a_recording_holding_an_option_a_replay_must_not_pass_is_refused(option,
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert option in out.stderr and "Traceback" not in out.stderr
     assert victim.read_text() == "precious"
+
+
+def test_provider_replay_passes_no_option_so_it_reads_one_made_before_the_allowlist(tmp_path):
+    """An older recording kept every option but the model's and the files' (stage 11's
+    --workspace too): `tao replay` refuses to pass that again, `--provider replay:` passes
+    none and replays it."""
+    recording = with_session(recorded(tmp_path), {"stage": "07",
+                                                  "argv": ["--workspace", "home/project"]})
+    assert run_tao("replay", str(recording)).returncode == 2
+    out = run_stage("07", "--provider", f"replay:{recording}", stdin=RECORDED_07)
+    assert out.returncode == 0 and "differs" not in out.stderr, out.stderr
 
 
 def test_a_stage_takes_no_abbreviated_option_so_none_reaches_a_recording(tmp_path):

@@ -451,3 +451,23 @@ def test_stage06_on_a_model_that_refuses_stop_sends_it_without_and_still_coaches
     assert answer == "It is noon.", "the run-on reply was coached, the clock ran"
     assert ["stop" in body for body in api.requests] == [True, False, False, False]
     assert len(notes) == 1 and "stop" in notes[0], notes
+
+
+# ======================================================================================
+# Stage 06's coaching at the edge a mutation run found: it says on which side of the JSON
+# the extra text was, so the model knows what to drop.
+
+
+def coaching_for(reply):
+    """What stage 06 tells the model after `reply` (None: the reply was taken as the answer)."""
+    model = ScriptedProvider([reply, "It is noon."])
+    answer = LOOPS["06"].agent_step("time?", [], model, "")
+    return None if answer == reply else model.calls[1]["messages"][-1]["content"]
+
+
+def test_the_near_miss_names_the_side_the_extra_text_is_on():
+    before = coaching_for(f"Let me check.\n{NOW}")
+    after = coaching_for(f"{NOW}\nThat should do it.")
+    assert "before" in before and "after" not in before
+    assert "after" in after and "before" not in after
+    assert coaching_for(f"Sure.\n{NOW}\nDone.") is None, "prose on both sides: quoted"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import io
+import json
 import re
 import sys
 import threading
@@ -423,30 +424,6 @@ def test_the_retry_sends_the_room_it_promises_through_the_wire_view(stage):
     assert "with room for 2048 tokens" in screen.getvalue()
 
 
-def test_stage09_a_call_cut_off_twice_is_reported_and_never_run():
-    cut = calls(ToolCall("c1", "wordcount", {}, error="cut"), stop="max_tokens")
-    model = ScriptedProvider([cut, copy.deepcopy(cut)])
-    turn = LOOP09.agent_step("x", [], model, "")
-    assert turn.stop_reason == "max_tokens" and "not run" in turn.answer
-    assert all(m["role"] != "tool" for m in turn.messages)
-    assert accepted(turn.messages) is None
-
-
-def test_stage09_text_cut_off_is_reported_without_a_retry():
-    model = ScriptedProvider([Reply("The answer is", [], "max_tokens")])
-    turn = LOOP09.agent_step("x", [], model, "")
-    assert turn.stop_reason == "max_tokens" and turn.answer.startswith("The answer is")
-    assert len(model.calls) == 1
-
-
-def test_stage09_a_failed_model_call_is_an_error_and_the_turn_so_far_is_kept():
-    model = ScriptedProvider([calls(wc("c1")), ProviderError("anthropic: overloaded")])
-    turn = LOOP09.agent_step("x", [], model, "")
-    assert (turn.stop_reason, turn.answer) == ("error", "anthropic: overloaded")
-    assert [m["role"] for m in turn.messages] == ["user", "assistant", "tool", "assistant"]
-    assert accepted(turn.messages) is None
-
-
 @pytest.mark.parametrize("kind, stop, reason", [
     ("anthropic", "refusal", "refusal"), ("openai", "content_filter", "refusal"),
     ("anthropic", "end_turn", "completed"), ("openai", "stop", "completed"),
@@ -729,6 +706,438 @@ def test_stage09_docstrings_name_every_reason_a_turn_can_end_with(where):
     doc = ast.get_docstring(ast.parse((folder / where).read_text(encoding="utf-8")))
     missing = sorted(r for r in reasons if not re.search(rf"\b{r}\b", doc))
     assert not missing, f"stage 09's {where} docstring leaves out {missing}"
+
+
+# ======================================================================================
+# What the model is sent (`context.prepare`, stages 08-10; 09 and 10 carry 08's
+# context.py), at its edges: what happens when the history is exactly the budget? When
+# even the current turn is over it? Do the counts in the trace add up?
+
+CONTEXTS = {number: load_stage(number, "context") for number in ("08", "09", "10")}
+
+
+@pytest.fixture(params=sorted(CONTEXTS), ids=lambda number: number)
+def context(request):
+    return CONTEXTS[request.param]
+
+
+class Notes:
+    """A trace that keeps what it is told to note."""
+
+    def __init__(self):
+        self.lines = []
+
+    def note(self, text):
+        self.lines.append(text)
+
+
+def user(text):
+    return {"role": "user", "content": text}
+
+
+def answer(text):
+    return {"role": "assistant", "content": text}
+
+
+def asking(*ids):
+    return {"role": "assistant", "content": "",
+            "tool_calls": [{"id": i, "name": "now", "args": {}} for i in ids]}
+
+
+def result(call_id, text="noon"):
+    return {"role": "tool", "tool_call_id": call_id, "name": "now", "content": text}
+
+
+def reported(context, messages, budget, overhead=0):
+    """(what was sent, the total the trace gives, {what it counted: how many})."""
+    notes = Notes()
+    sent = context.prepare(messages, budget, overhead, trace=notes)
+    (line,) = notes.lines
+    total = int(re.search(r"~(\d+)", line).group(1))
+    counts = {}
+    for part in line.split(" · ")[1:]:
+        number, what = part.split(" ", 1)
+        counts[what] = int(number)
+    return sent, total, counts
+
+
+def count(counts, word):
+    """The count whose label has `word` in it (0 when the trace leaves it out)."""
+    return next((n for what, n in counts.items() if word in what), 0)
+
+
+# ---------------------------------------------------------------- context: the budget's edges
+
+
+def test_a_history_that_exactly_fits_the_budget_is_sent_whole(context):
+    messages = [user("a" * 200), answer("b" * 40), user("c")]
+    exact = context.estimate_tokens(messages)
+    assert context.prepare(messages, exact) == messages, "exactly the budget is within it"
+    assert context.prepare(messages, exact - 1) == messages[2:], "one token over is not"
+
+
+def test_the_overhead_counts_against_the_budget_token_for_token(context):
+    messages = [user("a" * 200), answer("b" * 40), user("c")]
+    exact = context.estimate_tokens(messages)
+    assert context.prepare(messages, exact + 7, overhead=7) == messages
+    assert context.prepare(messages, exact + 7, overhead=8) == messages[2:]
+
+
+def test_a_current_turn_over_budget_is_sent_whole_and_alone(context):
+    messages = [user("first"), answer("one"), user("second"), answer("two"),
+                user("third " * 50), asking("c1"), result("c1", "x" * 400)]
+    assert context.snip_oldest_turns(messages, 0) == messages[4:]
+    assert context.prepare(messages, 1) == messages[4:]
+
+
+def test_a_history_with_no_user_message_is_one_turn(context):
+    messages = [answer("Hello, I am Tao."), answer("Ask me anything.")]
+    assert context.snip_oldest_turns(messages, 10_000) == messages
+    assert context.snip_oldest_turns(messages, 0) == messages, "the only turn goes whole"
+
+
+def test_the_estimate_counts_characters_not_their_escapes(context):
+    plain, accented = [user("e" * 400)], [user("é" * 400)]
+    assert context.estimate_tokens(accented) == context.estimate_tokens(plain)
+
+
+# ---------------------------------------------------------------- context: capping results
+
+
+def test_a_result_at_the_cap_is_sent_whole_and_one_character_more_is_cut(context):
+    cap = context.MAX_OBSERVATION
+    at, over = "r" * cap, "r" * (cap + 1)
+    sent = context.prepare([user("q"), asking("c1"), result("c1", at)], 10**6)
+    assert sent[2]["content"] == at
+    sent = context.prepare([user("q"), asking("c1"), result("c1", over)], 10**6)
+    assert sent[2]["content"].startswith(at) and sent[2]["content"] != over
+
+
+def test_the_cut_says_how_many_characters_it_took_and_they_add_up(context):
+    cap, long = context.MAX_OBSERVATION, "0123456789" * (context.MAX_OBSERVATION // 4)
+    sent = context.prepare([user("q"), asking("c1"), result("c1", long)], 10**6)
+    kept, marker = sent[2]["content"][:cap], sent[2]["content"][cap:]
+    assert kept == long[:cap]
+    assert int(re.search(r"\d+", marker).group()) == len(long) - cap
+
+
+def test_only_tool_results_are_capped(context):
+    long = "w " * context.MAX_OBSERVATION
+    messages = [user(long), answer(long), user("and?")]
+    assert context.prepare(messages, 10**6) == messages
+
+
+# ---------------------------------------------------------------- context: repairs
+
+
+def test_a_call_left_unanswered_gets_its_stand_in_before_the_next_reply(context):
+    # strict APIs want a call's result right after it, before anything else is said
+    messages = [user("q"), asking("c1"), answer("sorry, that was cut off"), user("next")]
+    sent = context.prepare(messages, 10**6)
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "user"]
+    assert sent[2]["tool_call_id"] == "c1" and sent[2]["content"] == context.MISSING_RESULT
+
+
+def mixed_history(context):
+    """A history with every repair in it, and turns enough to snip."""
+    return [user("old " * 100), asking("k1"), result("k1", "z" * (context.MAX_OBSERVATION + 5)),
+            answer("ok"),
+            user("q"), result("ghost"), asking("c1", "c2"), result("c1"), answer("half"),
+            user("now")]
+
+
+def test_a_history_read_back_from_json_is_sent_as_the_original(context):
+    # a saved session comes back as new strings: roles must be compared by value
+    history = mixed_history(context)
+    again = json.loads(json.dumps(history))
+    for budget in (10**6, 60):
+        assert context.prepare(again, budget) == context.prepare(history, budget)
+    sent = context.prepare(again, 10**6)
+    assert [m.get("tool_call_id") for m in sent if m["role"] == "tool"] == ["k1", "c1", "c2"]
+    assert sent[2]["content"] != history[2]["content"], "the long result is capped"
+    assert context.prepare(again, 60) == context.prepare(history, 60)[-1:] == history[-1:]
+
+
+# ---------------------------------------------------------------- context: what the trace counts
+
+
+def test_the_trace_counts_each_repair_and_they_add_up(context):
+    messages = [user("q"), *(result(f"ghost{i}") for i in range(5)), asking("c1", "c2", "c3")]
+    sent, _, counts = reported(context, messages, 10**6)
+    assert count(counts, "orphan") == 5
+    assert count(counts, "missing") == 3
+    assert count(counts, "capped") == 0 and count(counts, "snipped") == 0
+    assert len(sent) == len(messages) - 5 + 3
+
+
+def test_the_trace_counts_what_was_capped_and_snipped_and_the_total(context):
+    long = "x" * (context.MAX_OBSERVATION + 1000)
+    messages = [user("a"), asking("k1"), result("k1", long), asking("k2"), result("k2"),
+                answer("ok"), user("b"), answer("fine"), user("c")]
+    sent, total, counts = reported(context, messages, budget=140, overhead=40)
+    assert sent == messages[6:]
+    assert count(counts, "capped") == 1
+    assert count(counts, "snipped") == len(messages) - len(sent)
+    assert count(counts, "orphan") == 0 and count(counts, "missing") == 0
+    assert total == context.estimate_tokens(sent) + 40
+
+
+# ======================================================================================
+# The loops of stages 09 and 10 at their edges. Stage 10 is a copy of stage 09 plus
+# concurrency, so what stage 09's own tests hold (a cut-off reply, a refusal, a failed
+# call, the real token count) is held here for both copies; then stage 10's timeline
+# of overlapping calls.
+
+LOOPS = pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+
+
+def fresh(text: str) -> str:
+    """`text` as a new string object, the way one parsed from an API's JSON arrives."""
+    return json.loads(json.dumps(text))
+
+
+class Recorder:
+    """A trace that keeps every act, observation and note it is given."""
+
+    def __init__(self):
+        self.acts, self.observed, self.notes = [], [], []
+
+    def act(self, name, args, call_id=None):
+        self.acts.append(call_id)
+
+    def observe(self, name, result, call_id=None):
+        self.observed.append((call_id, result))
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def __getattr__(self, name):  # iteration, and anything else a loop may show
+        return lambda *args, **kwargs: None
+
+
+class Limited(ScriptedProvider):
+    """Scripted replies from a provider with a reply limit, as the SDK providers have."""
+
+    max_tokens = 1000
+
+
+def asked_limits(model):
+    return [call["options"].max_tokens for call in model.calls]
+
+
+# ---------------------------------------------------------------- cut off at the limit
+
+
+@LOOPS
+@pytest.mark.parametrize("stop", ["max_tokens", fresh("max_tokens")], ids=["literal", "json"])
+def test_a_call_cut_off_is_retried_once_with_twice_the_providers_room(loop, stop):
+    cut = calls(ToolCall("c1", "wordcount", {}, error="not valid JSON"), stop=stop)
+    model = Limited([cut, calls(wc("c2")), "3 words"])
+    trace = Recorder()
+    turn = loop.agent_step("x", [], model, "", trace)
+    assert turn.stop_reason == "completed"
+    assert asked_limits(model) == [None, 2000, None], "the extra room is for the retry only"
+    assert [n for n in trace.notes if "2000" in n], "the trace says how much room"
+
+
+@LOOPS
+def test_a_provider_with_no_limit_of_its_own_is_retried_with_its_default(loop):
+    cut = calls(ToolCall("c1", "wordcount", {}, error="not valid JSON"), stop="max_tokens")
+    model = ScriptedProvider([cut, calls(wc("c2")), "3 words"])
+    trace = Recorder()
+    turn = loop.agent_step("x", [], model, "", trace)
+    assert turn.stop_reason == "completed" and asked_limits(model) == [None, None, None]
+    assert not [n for n in trace.notes if "room" in n and "None" in n]
+
+
+@LOOPS
+def test_text_cut_off_is_reported_as_it_is_without_a_retry(loop):
+    model = ScriptedProvider([Reply("The answer is", [], "max_tokens")])
+    turn = loop.agent_step("x", [], model, "")
+    assert turn.stop_reason == "max_tokens" and turn.answer.startswith("The answer is")
+    assert len(model.calls) == 1
+
+
+@LOOPS
+def test_a_call_cut_off_twice_is_reported_and_never_run(loop):
+    cut = calls(ToolCall("c1", "wordcount", {}, error="cut"), stop="max_tokens", text="Let")
+    model = ScriptedProvider([cut, cut])
+    turn = loop.agent_step("x", [], model, "")
+    text_only = loop.agent_step("x", [], ScriptedProvider([Reply("Let", [], "max_tokens")]), "")
+    assert turn.stop_reason == "max_tokens" and turn.answer.startswith("Let")
+    assert all(m["role"] != "tool" for m in turn.messages)
+    assert "not run" in turn.answer, "it says its calls were not run"
+    assert "not run" not in text_only.answer, "a reply with no calls has none to not run"
+    assert accepted(turn.messages) is None
+
+
+# ---------------------------------------------------------------- refusals, failures
+
+
+@LOOPS
+def test_a_refusal_keeps_what_the_model_said_and_names_a_silent_one(loop):
+    said = loop.agent_step("x", [], ScriptedProvider([Reply("I can't help.", [], "refusal")]), "")
+    silent = loop.agent_step("x", [], ScriptedProvider([Reply("", [], "refusal")]), "")
+    assert (said.stop_reason, said.answer) == ("refusal", "I can't help.")
+    assert silent.stop_reason == "refusal" and silent.answer.strip()
+
+
+@LOOPS
+def test_a_failed_model_call_is_an_error_and_the_turn_so_far_is_kept(loop):
+    model = ScriptedProvider([calls(wc("c1")), ProviderError("anthropic: overloaded")])
+    turn = loop.agent_step("x", [], model, "")
+    assert (turn.stop_reason, turn.answer) == ("error", "anthropic: overloaded")
+    assert [m["role"] for m in turn.messages] == ["user", "assistant", "tool", "assistant"]
+    assert accepted(turn.messages) is None
+
+
+@LOOPS
+def test_a_failed_wrap_up_falls_back_to_a_plain_message(loop):
+    model = ScriptedProvider([calls(wc("c1")), ProviderError("offline: boom")])
+    turn = loop.agent_step("x", [], model, "", max_iterations=1)
+    assert (turn.stop_reason, turn.answer) == ("max_iterations", loop.NO_SUMMARY.format(n=1))
+
+
+@LOOPS
+@pytest.mark.parametrize("stop", ["end_turn", "stop_sequence", "tool_use", fresh("end_turn")])
+def test_a_wrap_up_that_ended_normally_is_the_answer_as_it_is(loop, stop):
+    model = ScriptedProvider([calls(wc("c1")), Reply("Counted once.", [], stop)])
+    turn = loop.agent_step("x", [], model, "", max_iterations=1)
+    assert turn.answer == "Counted once."
+
+
+@LOOPS
+def test_a_wrap_up_cut_off_says_so_when_its_reason_came_from_json(loop):
+    model = ScriptedProvider([calls(wc("c1")), Reply("I counted th", [], fresh("max_tokens"))])
+    turn = loop.agent_step("x", [], model, "", max_iterations=1)
+    assert turn.answer.startswith("I counted th") and turn.answer != "I counted th"
+
+
+# ---------------------------------------------------------------- the real token count
+
+
+def old_turn():
+    return [{"role": "user", "content": "old " * 100}, {"role": "assistant", "content": "ok"}]
+
+
+@LOOPS
+def test_a_real_count_bigger_than_the_estimate_makes_room_by_snipping(loop):
+    huge = Reply("", [wc("c1")], "tool_use", {"input_tokens": 1990, "output_tokens": 5})
+    model = ScriptedProvider([huge, "done"])
+    loop.agent_step("new", old_turn(), model, "", budget=2000)
+    assert model.calls[0]["messages"][0] == old_turn()[0]
+    assert model.calls[1]["messages"][0]["content"] == "new", "the real count must win"
+
+
+@LOOPS
+def test_a_real_count_that_fits_keeps_the_history(loop):
+    # the estimate alone fits; a real count of about the estimate must keep fitting
+    first = [*old_turn(), {"role": "user", "content": "new"}]
+    estimate = loop.estimate_tokens(first)
+    exact = Reply("", [wc("c1")], "tool_use", {"input_tokens": estimate + 300,
+                                               "output_tokens": 5})
+    model = ScriptedProvider([exact, "done"])
+    loop.agent_step("new", old_turn(), model, "", budget=estimate + 400)
+    assert model.calls[1]["messages"][0] == old_turn()[0], "100 tokens to spare: no snip"
+
+
+@LOOPS
+def test_an_estimated_usage_is_not_taken_for_a_real_count(loop):
+    guess = Reply("", [wc("c1")], "tool_use",
+                  {"input_tokens": 1990, "output_tokens": 5, "estimated": True})
+    model = ScriptedProvider([guess, "done"])
+    loop.agent_step("new", old_turn(), model, "", budget=2000)
+    assert model.calls[1]["messages"][0] == old_turn()[0]
+
+
+# ---------------------------------------------------------------- going in circles
+
+
+@LOOPS
+def test_the_same_call_with_its_arguments_in_another_order_is_no_progress(loop):
+    other_order = ToolCall("c2", "wordcount", {"lang": "en", "text": "a b"})
+    orders = [ToolCall("c1", "wordcount", {"text": "a b", "lang": "en"}), other_order,
+              ToolCall("c3", "wordcount", {"text": "a b", "lang": "en"})]
+    model = ScriptedProvider([calls(c) for c in orders] + ["Stuck."])
+    turn = loop.agent_step("x", [], model, "")
+    assert turn.stop_reason == "no_progress"
+
+
+@LOOPS
+def test_one_call_is_no_news_for_the_progress_check(loop):
+    trace = Recorder()
+    loop.agent_step("x", [], ScriptedProvider([calls(wc("c1")), "3 words"]), "", trace)
+    assert not [n for n in trace.notes if "no progress" in n]
+
+
+@LOOPS
+def test_the_trace_sees_every_call_and_each_its_own_result(loop):
+    trace = Recorder()
+    model = ScriptedProvider([calls(wc("c1", "one"), wc("c2", "one two")), "done"])
+    turn = loop.agent_step("x", [], model, "", trace)
+    results = {m["tool_call_id"]: m["content"] for m in turn.messages if m["role"] == "tool"}
+    assert trace.acts == ["c1", "c2"]
+    assert trace.observed == [("c1", results["c1"]), ("c2", results["c2"])]
+    assert results["c1"] != results["c2"]
+
+
+# ---------------------------------------------------------------- 10: the timeline
+
+
+def bars(text):
+    """Each line's bar, between its | marks."""
+    return [line.split("|")[1] for line in text.splitlines()]
+
+
+def test_the_timeline_draws_each_call_where_it_ran():
+    spans = [("whole", 0.0, 2.0), ("second_half", 1.0, 2.0), ("first_quarter", 0.0, 0.5)]
+    drawn = bars(LOOP10.timeline(spans, width=20))
+    assert drawn[0] == "█" * 20
+    assert drawn[1] == " " * 10 + "█" * 10
+    assert drawn[2] == "█" * 5 + " " * 15
+
+
+def test_an_instant_call_is_one_cell_wide_and_all_instant_calls_draw():
+    drawn = bars(LOOP10.timeline([("a", 0.0, 0.0), ("b", 0.0, 0.0)], width=10))
+    assert drawn == ["█" + " " * 9] * 2
+
+
+def test_an_instant_call_at_the_very_end_stays_inside_the_bar():
+    drawn = bars(LOOP10.timeline([("a", 0.0, 1.0), ("b", 1.0, 1.0)], width=10))
+    assert drawn[1] == " " * 9 + "█"
+
+
+def test_the_timeline_bars_line_up_whatever_the_names():
+    text = LOOP10.timeline([("a_very_long_tool_name", 0.0, 1.0), ("ls", 0.5, 1.0)])
+    assert len({line.index("|") for line in text.splitlines()}) == 1
+    assert len({len(bar) for bar in bars(text)}) == 1
+
+
+def test_run_calls_times_each_call_from_the_start_of_the_reply(monkeypatch):
+    seen = []
+    monkeypatch.setattr(LOOP10, "timeline", lambda spans: seen.append(spans) or "")
+    started = time.perf_counter()
+    results = LOOP10.run_all([wc("c1"), wc("c2", "x y")])
+    took = time.perf_counter() - started
+    assert len(results) == 2
+    ((first, second),) = seen
+    for name, began, ended in (first, second):
+        assert name == "wordcount" and 0 <= began <= ended <= took, (began, ended, took)
+
+
+def test_a_plain_tool_left_behind_by_its_timeout_does_not_hold_the_process(monkeypatch):
+    release = threading.Event()
+    blocking = Tool("block", "Wait for ever.", {"type": "object"}, lambda args: release.wait(10))
+    monkeypatch.setattr(LOOP10, "find_tool", lambda name: blocking)
+    monkeypatch.setattr(LOOP10, "TIMEOUT", 0.05)
+    before = set(threading.enumerate())
+    try:
+        (result,) = LOOP10.run_all([ToolCall("c1", "block", {})])
+        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        assert result.startswith("Error") and left, "the blocked thread is still there"
+        assert all(t.daemon for t in left), "a thread left behind must not keep Python alive"
+    finally:
+        release.set()
 
 
 # ---------------------------------------------------------------- issue 32: a wrap-up that

@@ -6,6 +6,7 @@ about: the terminal's line limit, readline, and Ctrl-C as a keystroke.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import select
@@ -13,9 +14,14 @@ import signal
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 from helpers import ROOT, clean_env, run_stage, stage_dir
+from rich.console import Console
+from rich.text import Text
+
+from shared import terminal as shared_terminal
 
 pty = pytest.importorskip("pty")
 
@@ -336,3 +342,262 @@ def test_output_cut_short_by_its_reader_is_no_traceback(tmp_path):
         process.kill()
         process.wait()
     assert b"Traceback" not in err and b"Exception ignored" not in err, err
+
+
+# ======================================================================================
+# In process, with a stand-in keyboard (what `input()` returns, or raises) and, where it
+# matters, a stand-in readline: how `shared.terminal.Keyboard` reads the learner's lines. Does
+# one Ctrl-C on an empty line leave, or only a second one in a row? Does a line typed in
+# between start the count again? How did the learner leave, by Ctrl-D or at the end of a
+# pipe? Are the prompt's colours fenced off only for readline? A millisecond each.
+
+
+class Screen(io.StringIO):
+    """A stdout that says whether it is a terminal."""
+
+    def __init__(self, tty):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+class Keys:
+    """What `input()` returns in turn: a line, or an exception to raise."""
+
+    def __init__(self, *keys):
+        self.keys, self.prompts = list(keys), []
+
+    def __call__(self, prompt=""):
+        self.prompts.append(prompt)
+        key = self.keys.pop(0)
+        if isinstance(key, type) and issubclass(key, BaseException):
+            raise key
+        return key
+
+
+class Readline:
+    """A readline module with `typed` on its line when Ctrl-C comes (a list: what is on
+    the line at each Ctrl-C in turn, then nothing)."""
+
+    def __init__(self, typed=""):
+        self.typed, self.history = typed, []
+
+    def get_line_buffer(self):
+        if isinstance(self.typed, list):
+            return self.typed.pop(0) if self.typed else ""
+        return self.typed
+
+    def add_history(self, line):
+        self.history.append(line)
+
+
+@pytest.fixture
+def keyboard(monkeypatch):
+    """(make(*keys, tty=False, readline=None) -> the Keyboard, what it did)."""
+    def make(*keys, tty=False, readline=None):
+        screen = Screen(tty)
+        monkeypatch.setattr(sys, "stdout", screen)
+        monkeypatch.setattr(sys, "stdin", SimpleNamespace(isatty=lambda: tty))
+        typed = Keys(*keys)
+        monkeypatch.setattr("builtins.input", typed)
+        if readline is None:
+            monkeypatch.delitem(sys.modules, "readline", raising=False)
+        else:
+            monkeypatch.setitem(sys.modules, "readline", readline)
+        console = Console(file=screen, force_terminal=tty, color_system="standard" if tty
+                          else None, width=80)
+        did = SimpleNamespace(shown=[], notes=[], recorded=[], screen=screen,
+                              prompts=typed.prompts)
+        board = shared_terminal.Keyboard(
+            console, show=lambda r, end="\n": did.shown.append((str(r), end)),
+            note=did.notes.append, record=lambda r: did.recorded.append(str(r)))
+        return board, did
+    return make
+
+
+PROMPT = Text("you> ", style="bold green")
+
+
+def test_a_piped_line_is_prompted_for_and_echoed(keyboard):
+    board, did = keyboard("2+2")
+    assert board.read(PROMPT) == "2+2"
+    assert did.shown == [("you> ", "")] and "2+2" in did.screen.getvalue()
+    assert did.recorded == []
+
+
+def test_a_typed_line_is_recorded_because_the_terminal_echoed_it(keyboard):
+    board, did = keyboard("2+2", tty=True)
+    assert board.read(PROMPT) == "2+2"
+    assert did.shown == [] and did.recorded == ["you> 2+2"]
+
+
+def test_the_end_of_a_pipe_and_ctrl_d_are_told_apart(keyboard):
+    board, _ = keyboard(EOFError)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert board.ended_by == "end of input"
+    board, _ = keyboard(EOFError, tty=True)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert board.ended_by == "Ctrl-D"
+
+
+def test_one_ctrl_c_on_an_empty_line_gives_the_hint_and_a_second_leaves(keyboard):
+    board, did = keyboard(KeyboardInterrupt, KeyboardInterrupt, "never read")
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert board.ended_by == "Ctrl-C" and did.notes == [shared_terminal.LEAVE_HINT]
+
+
+def test_one_ctrl_c_then_a_line_is_that_line(keyboard):
+    board, did = keyboard(KeyboardInterrupt, "hello")
+    assert board.read(PROMPT) == "hello" and board.ended_by == ""
+    assert len(did.notes) == 1
+
+
+def test_a_line_between_two_ctrl_c_starts_the_count_again(keyboard):
+    board, did = keyboard(KeyboardInterrupt, "hello", KeyboardInterrupt, "again")
+    assert board.read(PROMPT) == "hello"
+    assert board.read(PROMPT) == "again"
+    assert board.ended_by == "" and len(did.notes) == 2
+
+
+def test_ctrl_c_on_a_typed_line_clears_it_into_the_history_and_does_not_count(keyboard):
+    readline = Readline(typed="half a question")
+    board, did = keyboard(KeyboardInterrupt, KeyboardInterrupt, "next", tty=True,
+                          readline=readline)
+    assert board.read(PROMPT) == "next"
+    assert readline.history == ["half a question"] * 2 and did.notes == []
+
+
+def test_a_cleared_line_then_two_ctrl_c_on_nothing_leaves(keyboard):
+    readline = Readline(typed=["draft"])  # the line is clear after the first Ctrl-C
+    board, did = keyboard(KeyboardInterrupt, KeyboardInterrupt, KeyboardInterrupt, "x",
+                          tty=True, readline=readline)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert readline.history == ["draft"] and did.notes == [shared_terminal.LEAVE_HINT]
+
+
+def test_without_readline_a_ctrl_c_at_a_terminal_counts_towards_leaving(keyboard):
+    board, did = keyboard(KeyboardInterrupt, "hello", tty=True)  # no line to read back
+    assert board.read(PROMPT) == "hello" and did.notes == [shared_terminal.LEAVE_HINT]
+    board, did = keyboard(KeyboardInterrupt, KeyboardInterrupt, "never read", tty=True)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert board.ended_by == "Ctrl-C"
+
+
+def test_only_readline_gets_its_colours_fenced_off(keyboard):
+    board, did = keyboard("hi", tty=True, readline=Readline())
+    board.read(PROMPT)
+    (fenced,) = did.prompts  # what input() was given to print
+    assert "\x01\x1b[" in fenced and "m\x02" in fenced and fenced.count("\x01") == fenced.count(
+        "\x1b[")
+    board, did = keyboard("hi", tty=True)
+    board.read(PROMPT)
+    (plain,) = did.prompts
+    assert "\x1b[" in plain and "\x01" not in plain and "\x02" not in plain
+
+
+@pytest.mark.parametrize(("stdin_tty", "stdout_tty", "same_file", "expected"), [
+    (True, True, True, True), (False, True, True, False), (True, False, True, False),
+    (True, True, False, False)])
+def test_interactive_needs_both_ends_at_a_terminal_and_the_console_on_stdout(
+        monkeypatch, stdin_tty, stdout_tty, same_file, expected):
+    screen = Screen(stdout_tty)
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(isatty=lambda: stdin_tty))
+    console = Console(file=screen if same_file else Screen(True))
+    assert shared_terminal.interactive(console) is expected
+
+
+def test_no_stdin_at_all_is_not_interactive(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    assert shared_terminal.interactive(Console(file=sys.stdout)) is False
+
+
+class Stream(io.StringIO):
+    def __init__(self):
+        super().__init__()
+        self.asked = []
+
+    def reconfigure(self, **kwargs):
+        self.asked.append(kwargs)
+
+    def isatty(self):
+        return False
+
+
+def test_prepare_terminal_replaces_bad_bytes_on_every_stream_and_hears_kill(monkeypatch):
+    streams = [Stream(), Stream(), Stream()]
+    for name, stream in zip(("stdin", "stdout", "stderr"), streams, strict=True):
+        monkeypatch.setattr(sys, name, stream)
+    handlers = {}
+    monkeypatch.setattr(shared_terminal.signal, "signal",
+                        lambda number, handler: handlers.__setitem__(number, handler))
+    monkeypatch.delitem(sys.modules, "readline", raising=False)
+    shared_terminal.prepare_terminal()
+    assert [s.asked for s in streams] == [[{"errors": "replace"}]] * 3
+    for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # `kill`, a closed window
+        if stop is not None:  # a stop from outside exits with 128 plus the signal
+            with pytest.raises(SystemExit) as ended:
+                handlers[stop](stop, None)
+            assert ended.value.code == 128 + stop
+    assert "readline" not in sys.modules  # a pipe gets no line editing
+
+
+def test_prepare_terminal_turns_line_editing_on_at_a_terminal(monkeypatch):
+    pytest.importorskip("readline")
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(isatty=lambda: True))
+    monkeypatch.setattr(shared_terminal.signal, "signal", lambda number, handler: None)
+    had = sys.modules.pop("readline", None)
+    try:
+        shared_terminal.prepare_terminal()
+        assert "readline" in sys.modules
+    finally:  # as it was: the other tests of this process see the readline they saw
+        sys.modules.pop("readline", None)
+        if had is not None:
+            sys.modules["readline"] = had
+
+
+def test_leaving_ends_the_prompt_s_line_first(keyboard):
+    board, did = keyboard(EOFError)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert did.screen.getvalue() == "\n"
+    board, did = keyboard(KeyboardInterrupt, KeyboardInterrupt)
+    with pytest.raises(EOFError):
+        board.read(PROMPT)
+    assert did.screen.getvalue() == "\n\n"  # each Ctrl-C leaves the line it was pressed on
+
+
+def test_a_piped_line_is_echoed_with_its_control_characters_visible(keyboard):
+    board, did = keyboard("red \x1b[31mtext")
+    assert board.read(PROMPT) == "red \x1b[31mtext"  # the line itself is kept as it came
+    assert "\x1b" not in did.screen.getvalue() and "text" in did.screen.getvalue()
+
+
+def test_a_closed_stdin_is_not_interactive(monkeypatch):
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stdin", closed)
+    assert shared_terminal.interactive(Console(file=sys.stdout)) is False
+
+
+def test_prepare_terminal_copes_with_no_stdin(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    monkeypatch.setattr(shared_terminal.signal, "signal", lambda number, handler: None)
+    monkeypatch.delitem(sys.modules, "readline", raising=False)
+    shared_terminal.prepare_terminal()
+    assert "readline" not in sys.modules
+
+
+def test_without_readline_a_terminal_still_gets_plain_input(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(isatty=lambda: True))
+    monkeypatch.setattr(shared_terminal.signal, "signal", lambda number, handler: None)
+    monkeypatch.setitem(sys.modules, "readline", None)  # `import readline` fails, as on Windows
+    shared_terminal.prepare_terminal()  # no error: input() without line editing
+    assert sys.modules["readline"] is None

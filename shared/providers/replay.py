@@ -10,7 +10,9 @@ no typing: the first request holds "session": {"stage": "07", "argv": [...]} (th
 stage, and its own options: --budget, a question on the command line), and each request
 holds the lines the learner "typed" since the one before. None of it is compared.
 A session keeps only the options named in KEPT (an allowlist: never which model answers,
-nor a file to write), and a recording holding any other is refused when read back.
+nor a file to write), and `replayable`, the same filter, refuses a recording holding any
+other before `tao replay` passes its options again (`--provider replay:FILE` passes none,
+so it reads a recording made before the allowlist as well).
 
 `Recorder` wraps any provider and adds each call to the file as it ends: the file is
 written whole at the start ("[]"), then each call is appended in front of its closing
@@ -209,7 +211,6 @@ def _session(entries: list[dict], path: str) -> tuple[dict, list[str]]:
         raise BadRecording("session", path, f"names no verb tao replays: {_short(verb)}")
     if not isinstance(argv, list) or not all(isinstance(arg, str) for arg in argv):
         raise BadRecording("session", path, "holds options that are not a list of strings")
-    replayable("compare" if verb else "stage", argv, path)
     typed = []
     for request in requests:
         lines = request.get("typed", [])

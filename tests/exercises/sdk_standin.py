@@ -158,5 +158,6 @@ def provider(cls, kind: str, *streams):
     if kind == "openai":
         made.name = "openai"
     client = StandInClient(kind, streams)
+    # private on purpose: the SDK's client is swapped for the stand-in here
     made._setup(SDK, lambda **settings: client, "stand-in-key", None, None, 0)
     return made

@@ -99,6 +99,7 @@ def test_error_flagging_sends_the_flag_in_a_real_turn(ex):
         sdk_standin.anthropic_events(["Division by zero; 2 words."]))
     loop = load_stage("07", "loop")
     answer = loop.agent_step("1/0 and words in 'a b'", [], provider, "")
+    # private on purpose: the stand-in SDK client keeps every request it was sent
     client = provider._client
     assert client.violations == [], f"the API would refuse the request: {client.violations}"
     assert answer == "Division by zero; 2 words."

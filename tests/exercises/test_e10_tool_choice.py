@@ -44,6 +44,7 @@ def test_force_now_sends_a_request_the_api_accepts(ex, kind):
                                     STREAMS[kind]([], tools=[("call_1", "now", ["{}"])]))
     bystander = sdk_standin.provider(CLASSES[kind], kind)
     during = []  # what another provider of the same class would send, mid-turn
+    # private on purpose: the stand-in SDK client keeps every request it was sent
     client = provider._client
     client.on_request = lambda params: during.append(bystander.request(hello(), "", TOOLS))
     reply = need(ex, "force_now", "provider", "messages")(provider, hello())

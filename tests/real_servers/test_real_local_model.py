@@ -52,6 +52,7 @@ def test_the_counts_are_llama_cpps_own(local):
         del local.on_wire_event
     prompt = next(data for kind, data in events if kind == "prompt")
     # the oracle: llama-cpp-python counting the same prompt, not streamed (it counts then)
+    # private on purpose: llama.cpp's tokenizer is the oracle
     llm = local._llm
     tokens = llm.tokenize(prompt["text"].encode(), add_bos=False, special=True)
     assert reply.usage["input_tokens"] == prompt["tokens"] == len(tokens)
@@ -112,6 +113,7 @@ def test_with_the_registry_grammar_every_reply_is_a_call_that_parses(constrained
     system = LOOP06.build_agent_system()
     for question in QUESTIONS[:3]:
         reply = "".join(model.stream(ask(question), system))
+        # private on purpose: the course's own name for the parser
         call = LOOP06._parse_tool_call(reply)
         # well formed, a tool that exists: what the grammar buys (not a sensible call)
         assert call is not None, reply

@@ -1,6 +1,7 @@
 """Record this folder's runs of real models again (needs `uv sync --extra local`).
 
     uv run python tests/recordings/regenerate.py server     # minutes
+    uv run python tests/recordings/regenerate.py drill      # minutes
     uv run python tests/recordings/regenerate.py local      # an hour, on 2 shared cores
     uv run python tests/recordings/regenerate.py local-all  # the 32 tasks: hours
 
@@ -8,6 +9,9 @@
 port, stopped by its pid: tests/real_servers/servers.py), through `--provider openai`:
 stage 07 with two questions (llama_cpp_server_stage07.json) and `tao compare` on the four
 tasks of local_smollm2_tasks.toml (llama_cpp_server_compare.json).
+`drill`: the same server, through `tao drill --provider openai`: every attack planted in
+stage 14's sample, in mode ask (drill_smollm2/: one recording per attack, and the
+scorecard the drill printed, scorecard.json).
 `local`: `--provider local` (SmolLM2-135M in this process) with all three protocols on
 one task of each kind (local_smollm2_kinds.toml -> local_smollm2_kinds.json): stage 07's
 README table comes from it. `local-all`: the same over the whole task set
@@ -20,9 +24,11 @@ the diff; test_replay.py and test_compare.py replay them in the ordinary suite.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,8 +63,10 @@ def checked(name: str) -> None:
     print(f"{name}: {path.stat().st_size / 1024:.0f} KiB, nothing of this machine's in it")
 
 
-def server() -> None:
-    """Stage 07 and tao compare through llama-cpp-python's server."""
+@contextmanager
+def llama_server():
+    """llama-cpp-python's server on 127.0.0.1 and a free port: the environment that points
+    `--provider openai` at it. Stopped by its pid at the end."""
     from servers import free_port, start, stop
 
     from shared.providers.local import model_file
@@ -70,18 +78,44 @@ def server() -> None:
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--seed", "1234",
         "--verbose", "False"], port, log)
     try:
-        via = {"OPENAI_BASE_URL": live.base_url, "TAO_MODEL": MODEL}
+        yield {"OPENAI_BASE_URL": live.base_url, "TAO_MODEL": MODEL}
+    finally:
+        stop(process)
+        log.unlink(missing_ok=True)
+
+
+def server() -> None:
+    """Stage 07 and tao compare through llama-cpp-python's server."""
+    with llama_server() as via:
         run([sys.executable, "stages/07_native_tools/main.py", "--provider", "openai",
              "--record", "tests/recordings/llama_cpp_server_stage07.json"],
             STAGE07_INPUT, **via)
         run([sys.executable, "-m", "tao", "compare", "--provider", "openai",
              "--tasks", FOUR, "--record", "tests/recordings/llama_cpp_server_compare.json",
              "--json"], **via)
-    finally:
-        stop(process)
-        log.unlink(missing_ok=True)
     for name in ("llama_cpp_server_stage07.json", "llama_cpp_server_compare.json"):
         checked(name)
+
+
+def drill() -> None:
+    """tao drill through llama-cpp-python's server: each attack's recording, and the
+    scorecard, which test_injection_drill.py holds the replay to."""
+    from helpers import clean_env
+
+    folder = HERE / "drill_smollm2"
+    with llama_server() as via:
+        done = subprocess.run([sys.executable, "-m", "tao", "drill", "--provider", "openai",
+                               "--record", str(folder.relative_to(ROOT)), "--json"],
+                              text=True, capture_output=True, cwd=ROOT, env=clean_env(**via))
+    if done.returncode not in (0, 1) or not done.stdout.startswith("{"):
+        sys.exit(f"tao drill exited {done.returncode}: {done.stderr[-1500:]}")
+    scorecard = json.loads(done.stdout)
+    (folder / "scorecard.json").write_text(json.dumps(scorecard, indent=1) + "\n",
+                                           encoding="utf-8")
+    for path in sorted(folder.glob("*.json")):
+        checked(str(path.relative_to(HERE)))
+    for result in scorecard["attacks"]:
+        print(f"  {result['attack']}: {result['stopped_by']} ({result['call']})")
 
 
 def local(tasks: str | None = "tests/recordings/local_smollm2_kinds.toml",
@@ -96,5 +130,5 @@ def local(tasks: str | None = "tests/recordings/local_smollm2_kinds.toml",
 if __name__ == "__main__":
     asked = sys.argv[1:] or ["server"]
     for what in asked:
-        {"server": server, "local": local,
+        {"server": server, "drill": drill, "local": local,
          "local-all": lambda: local(None, "local_smollm2_all.json")}[what]()

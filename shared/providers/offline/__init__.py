@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from ...language import say
 from ..base import NO_OPTIONS, Options, Provider, ProviderError, Reply, Tool
 from ..defaults import DEFAULT_MODELS
-from .quirks import QUIRKS, apply_quirk
+from .quirks import QUIRKS, apply_quirk, obey_planted
 
 if TYPE_CHECKING:
     from .rules import Draft
@@ -71,6 +71,8 @@ class OfflineProvider(Provider):
         from .conversation import read_situation
         from .rules import Draft, decide
 
+        if self.quirk == "gullible":  # a planted line, read in a tool result, becomes a request
+            messages = obey_planted(messages)
         usable = _allowed(tools, options.tool_choice)
         forced = options.tool_choice not in (None, "auto", "none")  # "required", or a name
         situation = read_situation(messages, system or "", usable, forced)

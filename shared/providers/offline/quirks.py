@@ -7,6 +7,7 @@ quirk then spoils it. A stage shows how its loop copes (`--quirk fenced`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -20,14 +21,19 @@ QUIRKS = {
     "broken_json": "the first tool call cut off mid-JSON",
     "unknown_tool": "the first tool call names a tool that does not exist",
     "own_observation": "a made-up tool result after the JSON line (what stop sequences are for)",
+    "gullible": "obeys the first line in a tool result that addresses it (a prompt injection)",
 }
+# a line that speaks to the model or as the user: "Note for AI assistants: run ...", "User: ..."
+PLANTED = re.compile(r"^[\W\d_]*(?:(?:note|message|instructions?) (?:to|for) (?:the |all )?"
+                     r"(?:AI )?(?:assistants?|agents?|models?)|user|system)\b[^:\n]{0,20}:"
+                     r"[*\s]*(\S.*)$", re.I | re.M)
 FIRST_TRY_ONLY = {"fenced", "prose", "broken_json", "unknown_tool"}  # the retry comes out right
 
 
 def apply_quirk(quirk: str | None, draft: Draft, *, first_try: bool,
                 tool_names=()) -> Draft:
     """The reply as the quirk spoils it (unchanged when the quirk has nothing to spoil)."""
-    if not quirk or (quirk in FIRST_TRY_ONLY and not first_try):
+    if quirk in (None, "", "gullible") or (quirk in FIRST_TRY_ONLY and not first_try):
         return draft
     if draft.calls:
         return replace(draft, calls=[_spoil_call(quirk, draft.calls[0], tool_names),
@@ -35,6 +41,18 @@ def apply_quirk(quirk: str | None, draft: Draft, *, first_try: bool,
     if draft.call_line:
         return replace(draft, text=_spoil_line(quirk, draft.text, tool_names))
     return draft
+
+
+def obey_planted(messages: list[dict]) -> list[dict]:
+    """`messages`, and the first planted line of the latest tool results as the user's next
+    words (the gullible quirk); `messages` alone when they hold none."""
+    latest = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        latest.insert(0, str(message.get("content", "")))
+    found = PLANTED.search("\n".join(latest))
+    return [*messages, {"role": "user", "content": found[1]}] if found else messages
 
 
 def _spoil_line(quirk: str, line: str, tool_names) -> str:

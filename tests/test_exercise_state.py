@@ -1,38 +1,19 @@
 """What `tao` knows about each exercise without running it (tao/exercise_state.py),
-on a small kit of its own: the questions the surviving mutants of benchmarks/mutation.py
-asked. Is an exercise edited after its last check still "done"? Which exercise comes
-after the last one? Does `tao check 3` find the same exercise as `tao check 03`?"""
+on a small kit of its own (`helpers.small_kit`): the catalogue and its numbers, each
+exercise's status from its file and the last check (is an exercise edited after its last
+check still "done"?), and the exercise in focus (which comes after the last one?)."""
 
 from __future__ import annotations
 
 import pytest
+from helpers import SMALL_KIT, small_kit, solve
 
 from tao import exercise_state as state
-
-NAMES = ("e01_first", "e02_second", "e03_third")
 
 
 @pytest.fixture
 def kit(tmp_path, monkeypatch):
-    """Three exercises, each at its shipped stub, with no progress remembered."""
-    exercises = tmp_path / "exercises"
-    (exercises / ".stubs").mkdir(parents=True)
-    (exercises / "info.toml").write_text("".join(
-        f'[[exercises]]\nname = "{name}"\ntitle = "Title {n}"\nstage = "0{n + 3}"\n'
-        f'hint = """\n  hint {n}\n"""\n\n' for n, name in enumerate(NAMES, start=1)))
-    for name in NAMES:
-        for path in (exercises / f"{name}.py", exercises / ".stubs" / f"{name}.py"):
-            path.write_text(f"def {name}():\n    raise NotImplementedError\n")
-    monkeypatch.setattr(state, "ROOT", tmp_path)
-    monkeypatch.setattr(state, "EXERCISES", exercises)
-    monkeypatch.setattr(state, "STUBS", exercises / ".stubs")
-    monkeypatch.setattr(state, "EXERCISE_TESTS", tmp_path / "tests" / "exercises")
-    monkeypatch.setattr(state, "PROGRESS", tmp_path / ".tao-progress.json")
-    return state.load()
-
-
-def solve(e, text="def solved():\n    return 1\n"):
-    e.path.write_text(text)
+    return small_kit(tmp_path, monkeypatch)
 
 
 def checked(exercises, **outcomes):
@@ -46,7 +27,7 @@ def checked(exercises, **outcomes):
 
 
 def test_the_catalogue_is_numbered_from_one_in_order_with_its_paths(kit):
-    assert [(e.number, e.name) for e in kit] == list(enumerate(NAMES, start=1))
+    assert [(e.number, e.name) for e in kit] == list(enumerate(SMALL_KIT, start=1))
     first = kit[0]
     assert (first.title, first.stage, first.hint) == ("Title 1", "04", "hint 1")
     assert first.where() == "exercises/e01_first.py"

@@ -1,7 +1,8 @@
-"""The stages' wiring (shared/stage_main.py) at the edges the surviving mutants of
-benchmarks/mutation.py found: which trace paths are refused before a session starts,
-which provider a --quirk may go with, when the "how to get a real model" hint shows,
-and what reaches stderr on the way out."""
+"""The stages' wiring (shared/stage_main.py), called as a stage's main.py calls it: which
+trace paths are refused before a session starts, which provider a --quirk or --constrain
+may go with, when the "how to get a real model" hint shows, and the exit code and the
+line on stderr a session ends with. (test_config_errors.py runs the stages themselves
+with the settings a learner gets wrong; test_wire.py, --show-wire.)"""
 
 from __future__ import annotations
 
@@ -63,15 +64,28 @@ def test_the_parser_reads_the_command_line_only_when_given_nothing(monkeypatch):
     assert parser.parse_args(["--provider", "ollama"]).provider == "ollama"
 
 
-def test_only_ctrl_c_leaves_a_blank_line_on_the_way_out(capsys):
+def ended(main) -> int:
+    """The exit code `stage_main.run(main)` leaves with, as a stage's last line does."""
+    with pytest.raises(SystemExit) as exit_:
+        stage_main.run(main)
+    return exit_.value.code
+
+
+@pytest.fixture
+def terminal_left_alone(monkeypatch):
+    """run() without prepare_terminal: this process's streams and signals stay as they are."""
+    monkeypatch.setattr(stage_main, "prepare_terminal", lambda: None)
+
+
+def test_only_ctrl_c_leaves_a_blank_line_on_the_way_out(capsys, terminal_left_alone):
     def cancelled():
         raise KeyboardInterrupt
 
     def failed():
         raise ProviderError("anthropic: overloaded")
 
-    assert stage_main._run(cancelled)[0] == 130 and capsys.readouterr().err == "\n"
-    assert stage_main._run(failed)[0] == 1 and capsys.readouterr().err == ""
+    assert ended(cancelled) == 130 and capsys.readouterr().err == "\ncancelled (Ctrl-C)\n"
+    assert ended(failed) == 1 and capsys.readouterr().err == "error: anthropic: overloaded\n"
 
 
 def test_a_quirk_with_offline_named_on_the_command_line_is_taken(capsys):
@@ -108,10 +122,11 @@ def test_a_trace_path_needs_its_folder_and_an_existing_file_writable(tmp_path, m
         assert stage_main.trace_path(str(target)) == str(target)
 
 
-def test_main_s_own_exit_code_is_kept_and_no_code_is_success():
-    assert stage_main._run(lambda: 3) == (3, "")
-    assert stage_main._run(lambda: None) == (0, "")
-    assert stage_main._run(lambda: "done") == (0, "")
+def test_main_s_own_exit_code_is_kept_and_no_code_is_success(capsys, terminal_left_alone):
+    assert ended(lambda: 3) == 3
+    assert ended(lambda: None) == 0
+    assert ended(lambda: "done") == 0
+    assert capsys.readouterr().err == "", "a session that ends as it should says nothing"
 
 
 def test_a_session_ended_quietly_or_by_ctrl_d_exits_zero():
@@ -119,22 +134,19 @@ def test_a_session_ended_quietly_or_by_ctrl_d_exits_zero():
     assert stage_main.last_words(EOFError()) == (0, "")
 
 
-def test_a_reader_that_stops_reading_ends_the_stage_with_exit_code_one(monkeypatch):
+def test_a_reader_that_stops_reading_ends_the_stage_with_exit_code_one(monkeypatch,
+                                                                       terminal_left_alone):
     # `python main.py | head -1`: the print after head left raises BrokenPipeError; the
     # stage stops printing (stdout to nothing) and exits 1, not 0 and not a traceback
     gone = []
-    monkeypatch.setattr(stage_main, "prepare_terminal", lambda: None)
+    # private: the real one would silence this process's stdout (test_terminal closes a pipe)
     monkeypatch.setattr(stage_main, "_stdout_gone", lambda: gone.append(True))
 
     def printing():
         raise BrokenPipeError
 
-    with pytest.raises(SystemExit) as ended:
-        stage_main.run(printing)
-    assert ended.value.code == 1 and gone == [True]
-    with pytest.raises(SystemExit) as ended:
-        stage_main.run(lambda: 0)
-    assert ended.value.code == 0 and gone == [True]
+    assert ended(printing) == 1 and gone == [True]
+    assert ended(lambda: 0) == 0 and gone == [True]
 
 
 def typed(text):
