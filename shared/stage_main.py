@@ -33,6 +33,7 @@ from .providers import (
     Divergence,
     Provider,
     ProviderError,
+    RecordError,
     build_provider,
     choose_provider,
 )
@@ -40,11 +41,6 @@ from .terminal import prepare_terminal
 from .trace import Trace
 
 TRACE_FORMATS = (".svg", ".html", ".htm")
-# the options that pick a model or a file, not what the stage does: a recording's
-# session keeps the others (--budget, a question...), so `tao replay` can pass them again;
-# each with whether it takes a value
-SESSION_OPTIONS = {"--provider": True, "--model": True, "--save-trace": True,
-                   "--record": True, "--quirk": True, "--constrain": False}
 WIRE_APIS = ("anthropic", "openai")  # what --show-wire may be followed by
 # set by what runs a stage in its process (tao debug), never by a stage: each
 # around(provider, trace, session) returns the provider the stage talks to
@@ -52,19 +48,26 @@ AROUND: list[Callable] = []
 
 
 class StageParser(argparse.ArgumentParser):
-    """argparse, saying a mistake in one line, and reading undecodable arguments safely."""
+    """argparse, saying a mistake in one line, reading undecodable arguments safely, and
+    taking no abbreviation (`--rec` is not `--record`: a recording keeps options by name)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str):
         """Exit 2 with one line: what is wrong, and where help is."""
         self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")
 
     def parse_args(self, args=None, namespace=None):
-        """Parse `args` (default: the command line, with undecodable bytes replaced)."""
+        """Parse `args` (default: the command line, with undecodable bytes replaced); the
+        options given (not left at their defaults) are kept too, as `given`: a recording
+        keeps some of them (shared/providers/replay.py, KEPT)."""
         if args is None:
             args = [_readable(arg) for arg in sys.argv[1:]]
         args = _wire_value_only_if_named(list(args))
         parsed = super().parse_args(args, namespace)
-        parsed.stage_argv = stage_arguments(args)
+        parsed.given = {dest: value for dest, value in vars(parsed).items()
+                        if value != self.get_default(dest)}
         return parsed
 
 
@@ -77,20 +80,6 @@ def _wire_value_only_if_named(argv: list[str]) -> list[str]:
         if arg == "--show-wire" and (i + 1 == len(argv) or argv[i + 1] not in WIRE_APIS):
             argv[i] = f"--show-wire={WIRE_APIS[0]}"
     return argv
-
-
-def stage_arguments(argv: list[str]) -> list[str]:
-    """`argv` without SESSION_OPTIONS (and their values): what a replay passes again."""
-    kept, skip = [], False
-    for arg in argv:
-        name = arg.split("=", 1)[0]
-        if skip:
-            skip = False
-        elif name in SESSION_OPTIONS:
-            skip = SESSION_OPTIONS[name] and "=" not in arg
-        else:
-            kept.append(arg)
-    return kept
 
 
 def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.ArgumentParser:
@@ -117,7 +106,7 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
                         help=say("print each request body and the response events as they "
                                  "go over the wire; with the offline model, as they would go "
                                  "to API (anthropic, the default, or openai)"))
-    parser.add_argument("--record", metavar="FILE.json",
+    parser.add_argument("--record", metavar="FILE.json", type=record_path,
                         help=say("write every request and reply to FILE, keys hidden, to "
                                  "replay later with --provider replay:FILE"))
     from .providers.offline.quirks import QUIRKS  # the names only: not the offline model
@@ -158,6 +147,28 @@ def trace_path(value: str) -> str:
     path = Path(value)
     if path.suffix.lower() not in TRACE_FORMATS:
         raise argparse.ArgumentTypeError(f"{value!r}: name a .svg or .html file")
+    return writable(value)
+
+
+def record_path(value: str) -> str:
+    """`value` if a recording can be written there: a .json file that is new, or a
+    recording (--record's own, from before); nothing else is written over."""
+    path = Path(value)
+    if path.suffix.lower() != ".json":
+        raise argparse.ArgumentTypeError(f"{value!r}: name a .json file")
+    writable(value)
+    from .providers.replay import is_recording  # read only when recording
+
+    if path.exists() and not is_recording(path):
+        raise argparse.ArgumentTypeError(f"{value!r} is there already and is not a "
+                                         "recording: tao writes over nothing it did not make")
+    return value
+
+
+def writable(value: str) -> str:
+    """`value` if a file can be written there: not a folder, in a folder that exists, with
+    permission; ArgumentTypeError saying which, before any work is done."""
+    path = Path(value)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{value!r} is a folder: name a file in it")
     folder = path.parent
@@ -203,11 +214,13 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
     provider = build_provider(name, args.model or env.get("TAO_MODEL") or None, **extra)
     announce(provider, why)
     trace = Trace(save=args.save_trace)
+    record = getattr(args, "record", None)
     session = None
-    if getattr(args, "stage", None):  # a stage's own parser: its recording says which
-        session = {"stage": args.stage, "argv": getattr(args, "stage_argv", [])}
-    return Session(connect(provider, trace, show_wire, getattr(args, "record", None),
-                           session), trace)
+    if record and getattr(args, "stage", None):  # a stage's own parser: its recording
+        from .providers.replay import kept_options  # says which, and its kept options
+
+        session = {"stage": args.stage, "argv": kept_options("stage", args.given)}
+    return Session(connect(provider, trace, show_wire, record, session), trace)
 
 
 def connect(provider: Provider, trace: Trace, show_wire: str | None = None,
@@ -248,7 +261,8 @@ def constraint(registry: dict, provider: str) -> str:
 
 def announce(provider: Provider, why: str) -> None:
     """Say once, on stderr, which model answers and why; with none set, how to get one."""
-    line = say("model: {model} ({why})", model=provider.describe(), why=say(why))
+    # a model's name from outside (TAO_MODEL, a recording) is shown, never obeyed
+    line = visible(say("model: {model} ({why})", model=provider.describe(), why=say(why)))
     if why == "no API key is set":
         line += "\n       " + say("for a real model set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
                                  "or use --provider ollama")
@@ -282,7 +296,7 @@ def _run(main: Callable[[], object]) -> tuple[int, str]:
     """main()'s exit code, and the one line that says why it ended, if it failed."""
     try:
         result = main()
-    except (ProviderError, Divergence, EOFError, KeyboardInterrupt) as exc:
+    except (ProviderError, Divergence, RecordError, EOFError, KeyboardInterrupt) as exc:
         if isinstance(exc, KeyboardInterrupt):
             print(file=sys.stderr)  # leave the line the ^C was typed on
         return last_words(exc)
@@ -292,7 +306,7 @@ def _run(main: Callable[[], object]) -> tuple[int, str]:
 def last_words(exc: BaseException | None) -> tuple[int, str]:
     """The exit code for a session ended by `exc`, and the line that says so ("" if none).
     Ctrl-D where a stage reads one line only ends it quietly: the trace says bye."""
-    if isinstance(exc, ProviderError):
+    if isinstance(exc, (ProviderError, RecordError)):
         return 1, say("error: {message}", message=visible(str(exc)))
     if isinstance(exc, Divergence):  # the session stops: nothing after it would be replayed
         return 1, f"{visible(str(exc))}; the replay stops here"

@@ -16,16 +16,13 @@ registers itself anywhere. Reading the keyboard is `shared/terminal.py`'s job.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -329,7 +326,9 @@ class Trace:
     def _save(self, path: Path) -> None:
         """Write the recording to `path`, whole or not at all; if that fails, to a
         temporary file; and say which. Ctrl-C waits until the file is written."""
-        with _uninterrupted():
+        from .files import uninterrupted  # only a save pays for it
+
+        with uninterrupted():
             html = path.suffix.lower() in (".html", ".htm")
             text = (self.console.export_html(clear=False) if html
                     else self.console.export_svg(title="tao trace", clear=False))
@@ -449,13 +448,9 @@ def _releasable(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
 
 def _write_whole(path: Path, data: bytes) -> None:
     """Write `data` to a file beside `path`, then put it in place: never half a file."""
-    part = path.with_name(f".{path.name}.{os.getpid()}.part")
-    try:
-        part.write_bytes(data)
-        os.replace(part, path)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    from .files import write_whole  # only a save pays for it
+
+    write_whole(path, data)
 
 
 def _rescue(data: bytes, suffix: str) -> str | None:
@@ -468,22 +463,6 @@ def _rescue(data: bytes, suffix: str) -> str | None:
         Path(rescue).unlink(missing_ok=True)
         return None
     return rescue
-
-
-@contextlib.contextmanager
-def _uninterrupted():
-    """Hold Ctrl-C back while the block runs (a save takes a moment), then let it through."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pressed = []
-    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed and callable(previous):  # a Ctrl-C came during the save: it still counts
-        previous(signal.SIGINT, None)
 
 
 def _usage_of(reply) -> dict | None:

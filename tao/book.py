@@ -21,9 +21,12 @@ from __future__ import annotations
 import functools
 import html
 import io
+import os
 import posixpath
 import re
 import shutil
+import subprocess
+import tempfile
 import tomllib
 import webbrowser
 from collections.abc import Callable
@@ -33,14 +36,17 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from shared.printable import visible
+
 from .i18n import LANGUAGES, MESSAGES
 from .i18n import text as message  # `text` names a page's text here
-from .repo import ROOT, CLIError
-from .stage_diff import CONTEXT, FileDiff, changed_files
+from .repo import ROOT, CannotWrite, CLIError
+from .stage_diff import CONTEXT, FileDiff, changed_files, text_of
 from .stage_verbs import stage_summary
 
 LANGS = ("en", "fr")
 MARKER = ".tao-book"  # in a folder this command wrote: the only kind it will empty
+COMMENT = re.compile(r"<!--(?:(?!-->).)*-->", re.S)  # one HTML comment, nothing after it
 CSS = Path(__file__).with_name("book.css")
 PYGMENTS_STYLE = "friendly"
 # the kit's own file kinds, by name: finding a lexer by file name scans every plugin
@@ -66,11 +72,13 @@ class Stage:
         """Its page, inside a language folder."""
         return f"stages/{self.folder.name}.html"
 
-    def code_files(self) -> list[Path]:
-        """Every file of the stage but its pages (README, and the ones it links for the
-        details, each a page of its own), by name (as `tao diff` lists them)."""
-        return sorted(p for p in self.folder.rglob("*") if p.is_file()
-                      and "__pycache__" not in p.parts and p.suffix != ".md")
+    def code_files(self, book: Book) -> list[Path]:
+        """Every file of the stage the book may show but its pages (README, and the ones
+        it links for the details, each a page of its own), by name (as `tao diff` lists
+        them)."""
+        return sorted(p for p in self.folder.rglob("*") if "__pycache__" not in p.parts
+                      and p.suffix != ".md"
+                      and book.shareable(p.relative_to(book.root).as_posix()))
 
 
 @dataclass
@@ -86,6 +94,37 @@ class Book:
         """The stages, in order."""
         folders = sorted(p for p in (self.root / "stages").glob("[0-9][0-9]_*") if p.is_dir())
         return [Stage(p.name[:2], p) for p in folders]
+
+    @functools.cached_property
+    def tracked(self) -> set[str] | None:
+        """The files git tracks under `root` (paths from it); None outside a git work
+        tree (a kit unpacked from an archive) or without git."""
+        try:
+            done = subprocess.run(["git", "-C", str(self.root), "ls-files", "-z"],
+                                  capture_output=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode:
+            return None
+        return set(os.fsdecode(name) for name in done.stdout.split(b"\0") if name)
+
+    def shareable(self, path: str) -> bool:
+        """True if the book may copy the file at `path` (from `root`) into a page: a file
+        inside the repository, links resolved, and tracked by git (outside git: with no
+        hidden part in its path, like .env)."""
+        parts = posixpath.normpath(path).split("/")
+        if path.startswith("/") or ".." in parts:
+            return False
+        full = self.root / path
+        try:
+            full.resolve().relative_to(self.root.resolve())
+        except (ValueError, OSError):
+            return False  # a link that leads out of the repository
+        if not full.is_file():
+            return False
+        if self.tracked is None:
+            return not any(part.startswith(".") for part in parts)
+        return posixpath.normpath(path) in self.tracked
 
     def exercises(self) -> list[dict]:
         """exercises/info.toml's entries, each with its number."""
@@ -167,7 +206,7 @@ def site_target(book: Book, repo_path: str) -> str | None:
             return "exercises.html" + (f"#{frag}" if frag else "")
         if parts[-1].removesuffix(".py") in names:
             return f"exercises.html#{parts[-1].removesuffix('.py')}"
-    if (book.root / path).is_file() and not path.startswith(".."):
+    if book.shareable(path):
         book.files.add(path)
         return f"files/{path}.html"
     return None
@@ -189,6 +228,11 @@ def markdown(book: Book, source: str, text: str, page: str) -> str:
         for child in token.children or []:
             if child.type == "link_open":
                 child.attrSet("href", _link(book, source, str(child.attrGet("href")), page))
+            elif child.type == "image":  # a link to it: the page fetches nothing
+                child.attrSet("src", _link(book, source, str(child.attrGet("src")), page))
+    for kind in ("html_block", "html_inline"):
+        md.add_render_rule(kind, _raw_html)
+    md.add_render_rule("image", _image)
     links = md.renderer.rules.get("link_open")
     closes = md.renderer.rules.get("link_close")
     open_dropped: list[bool] = []
@@ -208,6 +252,19 @@ def markdown(book: Book, source: str, text: str, page: str) -> str:
     md.add_render_rule("link_open", link_open)
     md.add_render_rule("link_close", link_close)
     return md.renderer.render(tokens, md.options, {})
+
+
+def _raw_html(self, tokens, idx, options, env) -> str:
+    """A README's raw HTML, shown as the text it is: nothing runs, nothing is fetched. A
+    comment alone (stage 07's `<!-- tao compare ... -->` markers) is dropped."""
+    raw = tokens[idx].content
+    return "" if COMMENT.fullmatch(raw.strip()) else html.escape(raw)
+
+
+def _image(self, tokens, idx, options, env) -> str:
+    """A picture as a link to it, named by its alt text: the book fetches nothing."""
+    alt, src = html.escape(tokens[idx].content or "image"), tokens[idx].attrGet("src")
+    return f'<a href="{html.escape(str(src))}">{alt}</a>' if src else alt
 
 
 def _link(book: Book, source: str, href: str, page: str) -> str:
@@ -301,6 +358,10 @@ def diff_section(book: Book, stage: Stage, previous: Stage | None, lang: str) ->
     out.append(f'<table class="stat" aria-label="{t["changed_files"]}">{"".join(stat)}</table>'
                f'<p><strong>{code_lines}</strong></p>')
     for diff in diffs:
+        if not diff.text:
+            out.append(f'<p class="muted">{t["not_text"].format(file=html.escape(diff.name))}'
+                       "</p>")
+            continue
         table = side_by_side(diff, previous.folder.name, stage.folder.name)
         if diff.is_doc:
             out.append(f"<details><summary>{t['readme_diff']} ({html.escape(diff.name)})"
@@ -398,10 +459,13 @@ def stage_page(book: Book, lang: str, stage: Stage, previous: Stage | None,
     source, text, translated = readme(book, stage.folder, lang)
     readme_html = markdown(book, source, _breadcrumb(text, book.stages()), f"{lang}/{page}")
     code = [f'<h2 id="code">{t["code"]}</h2>']
-    for path in stage.code_files():
-        name = str(path.relative_to(stage.folder))
+    for path in stage.code_files(book):
+        name, source_text = str(path.relative_to(stage.folder)), text_of(path)
+        if source_text is None:  # a picture, say: named, not shown
+            code.append(f'<p class="muted">{t["not_text"].format(file=html.escape(name))}</p>')
+            continue
         code.append(f'<h3 id="file-{html.escape(name)}"><code>{html.escape(name)}</code></h3>'
-                    + highlight(path.read_text(encoding="utf-8"), path.name))
+                    + highlight(source_text, path.name))
     steps = []
     for other, label in ((previous, t["previous"]), (following, t["next"])):
         name = other and html.escape(f"{other.number} {other.folder.name[3:]}")
@@ -575,28 +639,56 @@ def finish(book: Book) -> None:
 
 
 def check_out(out: Path) -> None:
-    """CLIError unless `out` is new, empty, or a book this command built (which it empties)."""
+    """CLIError unless a book can be written at `out`: a new folder where one can be made,
+    an empty one, or a book this command built (which it empties). Asked before the build."""
+    if out.is_symlink():
+        raise CLIError(message("error.book_out_link", out=out))
     if out.exists() and not out.is_dir():
         raise CLIError(message("error.book_out_file", out=out))
     if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
         raise CLIError(message("error.book_out_not_empty", out=out))
+    there = out.parent
+    while not there.exists() and there != there.parent:  # the folder it would be made in
+        there = there.parent
+    if not there.is_dir():
+        raise CLIError(message("error.book_out_under_file", out=out, file=there))
+    try:  # the one sure test: make a folder there (and remove it)
+        os.rmdir(tempfile.mkdtemp(prefix=".tao-book-", dir=there))
+    except OSError as exc:
+        raise CLIError(message("error.book_out_unwritable", out=out,
+                               why=exc.strerror or exc)) from None
 
 
 def write(book: Book, out: Path) -> None:
-    """Write every page and the stylesheet under `out`, emptying a book built there before
-    (only a folder this command made: it holds the marker file)."""
+    """Write every page and the stylesheet into a folder beside `out`, then put it in
+    place of `out` (a book built there before, the only kind it empties): a failed write
+    leaves the old book as it was."""
     check_out(out)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("built by `tao book`: it empties this folder on each build\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.with_name(f".{out.name}.{os.getpid()}.part")
+    shutil.rmtree(staging, ignore_errors=True)  # left by a build that was killed
+    try:
+        _write_pages(book, staging)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise CannotWrite(message("error.book_out_unwritable", out=out,
+                                  why=exc.strerror or exc)) from None
+
+
+def _write_pages(book: Book, folder: Path) -> None:
+    """The marker, the stylesheet and every page, under `folder`."""
+    folder.mkdir()
+    (folder / MARKER).write_text("built by `tao book`: it empties this folder on each build\n")
     from pygments.formatters import HtmlFormatter
 
     css = CSS.read_text(encoding="utf-8") + HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(
         ".hl")
-    (out / "book.css").write_text(css, encoding="utf-8")
+    (folder / "book.css").write_text(css, encoding="utf-8")
     for page, text in book.pages.items():
-        target = out / page
+        target = folder / page
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
 
@@ -617,7 +709,7 @@ def build(out: Path, root: Path = ROOT, comparisons=offline_comparisons,
 
 def cmd_book(args, console: Console) -> int:
     """`tao book`: build, with a progress bar on a terminal; say where it is."""
-    out = Path(args.out) if args.out else ROOT / "book"
+    out = Path(args.out).absolute() if args.out else ROOT / "book"  # file:// needs it whole
     try:
         import markdown_it  # noqa: F401  (rich's dependency; a broken install lacks it)
         import pygments  # noqa: F401
@@ -633,8 +725,8 @@ def cmd_book(args, console: Console) -> int:
 
         book = build(out, ROOT, progress=step)
     start = out / "index.html"
-    console.print(message("book_verb.done", pages=len(book.pages), out=out,
-                          start=start.as_uri()),
+    console.print(visible(message("book_verb.done", pages=len(book.pages), out=out,
+                                  start=start.as_uri())),
                   markup=False, highlight=False)
     if args.open:
         webbrowser.open(start.as_uri())

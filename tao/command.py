@@ -16,15 +16,18 @@ module only declares the arguments and dispatches.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from shared.printable import visible
+from shared.providers import RecordError
 from shared.providers.offline import QUIRKS
-from shared.stage_main import at_least_one
+from shared.stage_main import at_least_one, record_path
 from shared.trace import make_console
 
 from .audit import cmd_audit
 from .book import cmd_book
-from .compare import cmd_compare
+from .compare import cmd_compare, report_path
 from .debug import cmd_debug
 from .drill import MODES, cmd_drill
 from .exercise_verbs import cmd_check, cmd_hint, cmd_reset, cmd_solution
@@ -42,11 +45,15 @@ EXIT_CODES = ("Exit codes: 0 the exercise checked passes (check --all: every one
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, saying a mistake in one line (its verbs' parsers are of this class too)."""
+    """argparse, saying a mistake in one line (its verbs' parsers are of this class too),
+    and taking no abbreviation: `--rec` is not `--record`."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str):
         """Exit 2 with one line: what is wrong, and where help is."""
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {visible(message)} (see {self.prog} --help)\n")
 
 
 def seconds(value: str) -> float:
@@ -154,15 +161,16 @@ def build_parser() -> argparse.ArgumentParser:
                               "the local model, held to a grammar) (default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: tao/compare_tasks.toml)")
     compare.add_argument("--runs", type=at_least_one, default=1,
-                         help="times through the task set")
+                         help="times through the task set (1 or more)")
     compare.add_argument("--quirk", choices=(*QUIRKS, "all"),
                          help="make the offline model misbehave; all: once per quirk, as "
                               "a Markdown table (stage 07's README)")
     compare.add_argument("--json", action="store_true", help="every number and run, as JSON")
     compare.add_argument("--markdown", action="store_true",
                          help="the summary as a Markdown table (the README's)")
-    compare.add_argument("--html", metavar="FILE.html", help="also write a report with a chart")
-    compare.add_argument("--record", metavar="FILE.json",
+    compare.add_argument("--html", metavar="FILE.html", type=report_path,
+                         help="also write a report with a chart")
+    compare.add_argument("--record", metavar="FILE.json", type=record_path,
                          help="record every request and reply, to replay with "
                               "--provider replay:FILE")
     book = verbs.add_parser("book", help="the kit as a web site, English and French",
@@ -269,7 +277,8 @@ COMMANDS = {"list": cmd_list, "run": cmd_run, "tour": cmd_tour, "diff": cmd_diff
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one `tao` verb; a mistake in the call is one line and exit 2."""
+    """Run one `tao` verb; a mistake in the call is one line and exit 2, anything else
+    that stops it (Ctrl-C, a closed pipe, a disk that is full) one line too."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     command = None
@@ -285,9 +294,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.verb](args, console)
     except CLIError as exc:
-        print(text("error.line", verb=args.verb, error=exc), file=sys.stderr)
-        return 2
+        tell(text("error.line", verb=args.verb, error=exc))
+        return exc.code
     except KeyboardInterrupt:
-        print(f"\n{text('interrupted')}", file=sys.stderr)
+        tell(f"\n{text('interrupted')}")
         return 130
+    except BrokenPipeError:  # whatever read the output (`| head`) stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no later flush fails
+        return 1
+    except (OSError, RecordError) as exc:  # a full disk, a folder gone: what, and why
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        why = getattr(exc, "strerror", None) or str(exc)
+        tell(text("error.line", verb=args.verb, error=where + why))
+        return 1
 
+
+def tell(line: str) -> None:
+    """One line on stderr, shown as it is: a file name or a model's name from outside
+    cannot move the cursor or set the window's title."""
+    print(visible(line), file=sys.stderr)

@@ -20,6 +20,7 @@ answer must say. Each failure kind names the fix the kit teaches for it (FIXES).
 
 from __future__ import annotations
 
+import argparse
 import html
 import json
 import os
@@ -31,16 +32,22 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from shared.files import write_whole
+from shared.printable import visible
 from shared.providers import ProviderError, Tool, build_provider, choose_provider
 from shared.providers.base import NO_OPTIONS, Wrapper
-from shared.providers.replay import Divergence, Recorder
+from shared.providers.replay import Divergence, Recorder, kept_options
+from shared.stage_main import writable
 from shared.trace import Trace
 
 from .i18n import text as message  # "text" is a protocol here
-from .repo import CLIError, load_stage
+from .repo import CannotWrite, CLIError, load_stage
 
 TASKS = Path(__file__).with_name("compare_tasks.toml")
+# in every --html report, near its start: the mark of a file --html may write over
+REPORT_MARK = '<meta name="generator" content="tao compare">'
 PROTOCOLS = {"text": ("06", "stage 06: one JSON line, parsed"),
              "native": ("07", "stage 07: the API's own tool calls"),
              "constrained": ("06", "stage 06 on the local model, held to a grammar")}
@@ -90,16 +97,79 @@ class Result:
     answer: str = ""
 
 
+def report_path(value: str) -> str:
+    """`value` if --html can write its report there: a .html file, new or a report of
+    tao compare's own (it holds REPORT_MARK); checked before the run, not after it."""
+    path = Path(value)
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise argparse.ArgumentTypeError(f"{value!r}: name a .html file")
+    writable(value)
+    if path.exists():
+        with open(path, "rb") as file:
+            head = file.read(4096)
+        if REPORT_MARK.encode() not in head:
+            raise argparse.ArgumentTypeError(f"{value!r} is there already and is not a tao "
+                                             "compare report: tao writes over nothing it "
+                                             "did not make")
+    return value
+
+
 def load_tasks(path: Path = TASKS) -> list[Task]:
     """The tasks in `path`; a mistake in the file is a CLIError naming the task."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CLIError(message("error.tasks_unreadable", path=repr(str(path)), why=exc)) from None
+    except UnicodeDecodeError as exc:
+        raise CLIError(message("error.tasks_unreadable", path=repr(str(path)),
+                               why=f"not UTF-8 text: {exc.reason} at byte {exc.start}")) from None
+    except (OSError, ValueError) as exc:  # a TOMLDecodeError is a ValueError
+        raise CLIError(message("error.tasks_unreadable", path=repr(str(path)),
+                               why=getattr(exc, "strerror", None) or exc)) from None
     try:
-        return [Task(**entry) for entry in data["task"]]
+        entries = data["task"]
+        if not isinstance(entries, list):
+            raise TypeError("[[task]] must be a list of tables")
+        return [_task(entry) for entry in entries]
     except (KeyError, TypeError) as exc:
         raise CLIError(message("error.tasks_shape", path=repr(str(path)), why=exc)) from None
+
+
+# each field of a task, and what its value must be (a task file is read, never trusted)
+FIELDS = {"id": str, "kind": str, "prompt": str, "tools": list[str], "answer": list[str],
+          "args": dict[str, dict[str, list[str]]]}
+
+
+def _task(entry) -> Task:
+    """One [[task]] table as a Task; TypeError naming the first field of the wrong kind."""
+    if not isinstance(entry, dict):
+        raise TypeError("each [[task]] must be a table")
+    for key in ("id", "kind", "prompt"):
+        if key not in entry:
+            raise KeyError(key)
+    for key, value in entry.items():
+        if key not in FIELDS:
+            raise TypeError(f"unknown field {key!r}")
+        if not _fits(value, FIELDS[key]):
+            raise TypeError(f"{key} must be {_said(FIELDS[key])}, not {value!r}"[:160])
+    return Task(**entry)
+
+
+def _fits(value, kind) -> bool:
+    """True if `value` is of `kind` (str, or list[...] / dict[str, ...] of such)."""
+    if kind is str:
+        return isinstance(value, str)
+    inner = kind.__args__[-1]
+    if kind.__origin__ is list:
+        return isinstance(value, list) and all(_fits(item, inner) for item in value)
+    return isinstance(value, dict) and all(isinstance(key, str) and _fits(item, inner)
+                                           for key, item in value.items())
+
+
+def _said(kind) -> str:
+    """`kind` in words: "a string", "a list of a string"..."""
+    if kind is str:
+        return "a string"
+    container = "a list of" if kind.__origin__ is list else "a table of"
+    return f"{container} {_said(kind.__args__[-1])}".replace("of a string", "of strings")
 
 
 # ---------------------------------------------------------------- the loops, as imported
@@ -233,24 +303,15 @@ def grade(task: Task, result: Result, grader: Grader, answer: str, loop) -> None
     """Fill in `result`'s grades from what `grader` saw and the final answer."""
     result.calls = grader.calls
     errors = result.errors
-    errors += ["near_miss"] * grader.coached
-    for text in grader.results:
-        if text.startswith("Error: unknown tool"):
-            errors.append("unknown_tool")
-        elif text.startswith("Error: the arguments"):
-            errors.append("broken_args")
-        elif "needs the argument" in text or text.startswith("Error: KeyError"):
-            errors.append("missing_arg")
-        elif text.startswith("Error:"):
-            errors.append("tool_error")
-    broken = errors.count("broken_args")
+    errors += ["near_miss"] * grader.coached + [_tool_error(text) for text in grader.results
+                                                if text.startswith("Error:")]
     # a call written wrong past the coaching: stage 06 takes it as the answer
     near_miss = getattr(loop, "_near_miss", None)
     left_as_answer = bool(answer and near_miss and near_miss(answer))
     if left_as_answer:
         errors.append("call_as_answer")
-    result.attempts = len(grader.calls) + grader.coached + bool(left_as_answer)
-    result.malformed = grader.coached + broken + bool(left_as_answer)
+    result.attempts = len(grader.calls) + grader.coached + left_as_answer
+    result.malformed = grader.coached + errors.count("broken_args") + left_as_answer
     called = [c["name"] for c in grader.calls if _is_tool(c["name"], loop)]
     result.unneeded_call = not task.tools and bool(grader.calls)
     result.missed_call = any(name not in called for name in task.tools)
@@ -259,19 +320,33 @@ def grade(task: Task, result: Result, grader: Grader, answer: str, loop) -> None
     result.right_args = result.right_tool and all(
         any(c["name"] == tool and _holds(c["args"], wanted) for c in grader.calls)
         for tool, wanted in task.args.items())
-    said = answer.lower()
+    _grade_answer(task, result, answer)
+
+
+def _tool_error(text: str) -> str:
+    """The failure kind of a tool result that starts with "Error:"."""
+    if text.startswith("Error: unknown tool"):
+        return "unknown_tool"
+    if text.startswith("Error: the arguments"):
+        return "broken_args"
+    if "needs the argument" in text or text.startswith("Error: KeyError"):
+        return "missing_arg"
+    return "tool_error"
+
+
+def _grade_answer(task: Task, result: Result, answer: str) -> None:
+    """Is the answer right; and the failure kinds the end of the run shows."""
+    said, cut_off = answer.lower(), "[the reply was cut off" in answer
+    stopped = answer.startswith("Stopped:")
     # an answer built on a call that should not have been made is not a right answer
-    result.answer_ok = (bool(answer) and not answer.startswith("Stopped:")
-                        and "[the reply was cut off" not in answer and not result.unneeded_call
+    result.answer_ok = (bool(answer) and not stopped and not cut_off
+                        and not result.unneeded_call
                         and all(part.lower() in said for part in task.answer))
-    if answer.startswith("Stopped:"):
-        errors.append("iteration_cap")
-    if "[the reply was cut off" in answer:
-        errors.append("cut_off")
-    if result.unneeded_call:
-        errors.append("unneeded_call")
-    if result.missed_call:
-        errors.append("missed_call")
+    for kind, happened in (("iteration_cap", stopped), ("cut_off", cut_off),
+                           ("unneeded_call", result.unneeded_call),
+                           ("missed_call", result.missed_call)):
+        if happened:
+            result.errors.append(kind)
 
 
 def _is_tool(name, loop) -> bool:
@@ -353,7 +428,7 @@ def _tokens(s: dict, lang: str | None = None) -> str:
 
 def table(summary: dict, title: str, lang: str | None = None) -> Table:
     """The summary as a rich table, one column per protocol, in `lang` (tao's language)."""
-    grid = Table(title=title, title_justify="left")
+    grid = Table(title=Text(title), title_justify="left")  # Text: never read as markup
     grid.add_column("")
     for protocol in summary:
         grid.add_column(protocol, justify="right")
@@ -384,8 +459,8 @@ def kind_table(kinds: dict[str, dict[str, str]], lang: str | None = None) -> Tab
     grid.add_column(message("compare.kind", lang))
     for protocol in protocols:
         grid.add_column(protocol, justify="right")
-    for kind, cells in kinds.items():
-        grid.add_row(kind, *(cells.get(p, "–") for p in protocols))
+    for kind, cells in kinds.items():  # a task file's kind: shown as it is, never markup
+        grid.add_row(Text(visible(kind)), *(cells.get(p, "–") for p in protocols))
     return grid
 
 
@@ -488,7 +563,8 @@ def html_report(summary: dict, results: list[Result], title: str) -> str:
     kind_rows = "".join(f"<tr><td>{html.escape(kind)}</td>" + "".join(
         f"<td>{cells.get(p, '–')}</td>" for p in summary) + "</tr>"
         for kind, cells in kinds.items())
-    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    return (f"<!doctype html><meta charset='utf-8'>{REPORT_MARK}<title>{html.escape(title)}"
+            "</title>"
             "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:"
             "collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}</style>"
             f"<h1>{html.escape(title)}</h1>{svg_chart(summary)}"
@@ -523,11 +599,7 @@ def compare(provider, protocols: list[str], tasks: list[Task], runs: int = 1,
 
 def cmd_compare(args, console: Console) -> int:
     """`tao compare`: run, then the table, the next steps, and what was asked for."""
-    protocols = list(dict.fromkeys(p.strip() for p in args.protocols.split(",") if p.strip()))
-    for protocol in protocols:
-        if protocol not in PROTOCOLS:
-            raise CLIError(message("error.no_protocol", protocol=repr(protocol),
-                                choices=", ".join(PROTOCOLS)))
+    protocols = chosen_protocols(args.protocols)
     tasks = load_tasks(Path(args.tasks) if args.tasks else TASKS)
     if args.quirk == "all":  # the offline model, once per quirk: the README's quirk table
         if args.provider not in (None, "offline"):
@@ -535,6 +607,43 @@ def cmd_compare(args, console: Console) -> int:
         summaries = quirk_summaries(tasks, protocols)
         print(json.dumps(summaries, indent=1) if args.json else quirk_markdown(summaries))
         return 0
+    provider, router = answering(args, protocols)
+    # the model's name comes from outside (TAO_MODEL, a recording): shown, never obeyed
+    run = {"provider": visible(provider.describe()), "tasks": len(tasks), "runs": args.runs}
+    try:
+        results = _run_with_progress(provider, protocols, tasks, args.runs, console,
+                                     args.json, router)
+    except Divergence as exc:
+        raise CLIError(message("error.divergence", why=exc)) from None
+    summary = summarise(results)
+    if args.html:
+        page = html_report(summary, results, message("compare.title", "en", **run))
+        try:  # a file: English, like --markdown; whole or not at all
+            write_whole(args.html, page)
+        except OSError as exc:
+            raise CannotWrite(message("error.cannot_write", file=repr(args.html),
+                                      why=exc.strerror or exc)) from None
+    show(args, console, run, summary, results)
+    return 0
+
+
+def chosen_protocols(names: str) -> list[str]:
+    """The protocols --protocols names, each once, in order; CLIError if one is unknown
+    or none is named."""
+    protocols = list(dict.fromkeys(p.strip() for p in names.split(",") if p.strip()))
+    for protocol in protocols:
+        if protocol not in PROTOCOLS:
+            raise CLIError(message("error.no_protocol", protocol=repr(protocol),
+                                   choices=", ".join(PROTOCOLS)))
+    if not protocols:
+        raise CLIError(message("error.no_protocols", choices=", ".join(PROTOCOLS)))
+    return protocols
+
+
+def answering(args, protocols: list[str]):
+    """(the model the tasks go to, the ByProtocol router in front of it or None): the
+    provider asked for, the local model for "constrained" (left out, with a line, where it
+    cannot run), and a Recorder around both with --record."""
     name, _ = choose_provider(args.provider)
     router = None
     try:
@@ -545,44 +654,35 @@ def cmd_compare(args, console: Console) -> int:
             held, why = held_to_grammar(name, model)
             if held is None:  # the others still run: one line says what is left out
                 protocols.remove("constrained")
-                print(message("compare.left_out", why=why), file=sys.stderr)
+                print(visible(message("compare.left_out", why=why)), file=sys.stderr)
                 if not protocols:
                     raise CLIError(message("error.none_left"))
             else:
                 provider = router = ByProtocol(provider, held)
         if args.record:  # with the options that make the same run: `tao replay FILE`
-            again = ["--protocols", ",".join(protocols), "--runs", str(args.runs),
-                     *(["--tasks", args.tasks] if args.tasks else [])]
+            again = kept_options("compare", {"protocols": ",".join(protocols),
+                                             "runs": args.runs, "tasks": args.tasks})
             provider = Recorder(provider, args.record, {"verb": "compare", "argv": again})
     except (ProviderError, TypeError) as exc:
         raise CLIError(str(exc)) from None
-    run = {"provider": provider.describe(), "tasks": len(tasks), "runs": args.runs}
-    title = message("compare.title", **run)
-    try:
-        results = _run_with_progress(provider, protocols, tasks, args.runs, console,
-                                     args.json, router)
-    except Divergence as exc:
-        raise CLIError(message("error.divergence", why=exc)) from None
-    summary = summarise(results)
-    if args.html:
-        page = html_report(summary, results, message("compare.title", "en", **run))
-        Path(args.html).write_text(page, encoding="utf-8")  # a file: English, like --markdown
+    return provider, router
+
+
+def show(args, console: Console, run: dict, summary: dict, results: list[Result]) -> None:
+    """What was asked for: JSON, a Markdown table, or the tables and the next steps."""
     if args.json:
-        print(json.dumps({"provider": provider.describe(), "tasks": len(tasks),
-                          "runs": args.runs, "summary": summary, "by_kind": by_kind(results),
+        print(json.dumps({**run, "summary": summary, "by_kind": by_kind(results),
                           "results": [asdict(r) for r in results]}, indent=1))
-        return 0
+        return
     if args.markdown:
         print(markdown(summary))
-        return 0
-    console.print(table(summary, title))
+        return
+    console.print(table(summary, message("compare.title", **run)))
     console.print(kind_table(by_kind(results)))
     for line in next_steps(summary):
         console.print(f"• {line}", markup=False, highlight=False)
     if args.html:
-        console.print(message("compare.report", file=args.html),
-                      markup=False)
-    return 0
+        console.print(message("compare.report", file=visible(args.html)), markup=False)
 
 
 def _run_with_progress(provider, protocols, tasks, runs, console, quiet,

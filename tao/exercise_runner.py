@@ -8,6 +8,7 @@ hang. Where it can, the run is a fork of this process (see `_forked_pytest`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -35,8 +36,10 @@ def run_tests(exercises: list[Exercise]) -> dict[str, Result]:
         env = {k: v for k, v in os.environ.items()
                if k not in ("TAO_EXERCISES", "TAO_STUB_CHECK", "TAO_EXERCISES_STRICT")}
         env.update(TAO_RESULTS=str(results_file), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        # the tests' own tmp_path folders go in here too, and go with it (pytest would
+        # keep its last three runs' in the system's temporary folder)
         argv = ["-q", "-p", "no:cacheprovider", "--tb=no", "-o", "addopts=",
-                *(str(e.tests) for e in exercises)]
+                f"--basetemp={Path(tmp) / 'tests'}", *(str(e.tests) for e in exercises)]
         each = run_timeout()
         limit = each * len(exercises)
         if hasattr(os, "fork"):
@@ -63,35 +66,78 @@ def _pytest_process(argv: list[str], env: dict, limit: float) -> tuple[bool, str
 
 def _forked_pytest(argv: list[str], env: dict, limit: float) -> bool:
     """Whether pytest, run in a fork of this process, hung. The fork starts with
-    pytest and the kit imported: a re-check in `tao watch` costs a fifth of a fresh one."""
-    import gc
-    import signal
+    pytest and the kit imported: a re-check in `tao watch` costs a fifth of a fresh one.
+    It dies with this process whatever the learner's code does (a bare `except:` that
+    swallows Ctrl-C, a loop): it has a process group of its own, which this process
+    kills on Ctrl-C or a timeout, and on Linux the kernel kills it if this one dies."""
     import time
 
     pytest = _import_pytest()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: quiet, in the repository, then gone without cleanup
-        code = 1
-        try:
-            gc.freeze()  # what it inherited lives until it exits: no collection walks it
-            os.environ.clear()
-            os.environ.update(env)
-            os.chdir(ROOT)
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 1)
-            os.dup2(quiet, 2)
-            sys.stdout = sys.stderr = open(os.devnull, "w")  # new objects, no held locks
-            code = pytest.main(argv)
-        finally:
-            os._exit(int(code))
+        _child(pytest, argv, env, parent)
+    with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
+        os.setpgid(pid, pid)
     deadline = time.monotonic() + limit
-    while os.waitpid(pid, os.WNOHANG) == (0, 0):
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return True
-        time.sleep(0.02)
+    try:
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                _kill_group(pid)
+                return True
+            time.sleep(0.02)
+    except BaseException:  # Ctrl-C: the child goes first, then the interrupt goes on
+        _kill_group(pid)
+        raise
     return False
+
+
+def _child(pytest, argv: list[str], env: dict, parent: int) -> None:
+    """The fork: its own process group, death with `parent`, then pytest, then exit."""
+    import gc
+
+    code = 1
+    try:
+        os.setpgid(0, 0)  # the terminal's Ctrl-C reaches tao, which ends this group
+        _die_with_parent(parent)
+        gc.freeze()  # what it inherited lives until it exits: no collection walks it
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(ROOT)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        sys.stdout = sys.stderr = open(os.devnull, "w")  # new objects, no held locks
+        code = pytest.main(argv)
+    finally:
+        os._exit(int(code))
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (PR_SET_PDEATHSIG); exit
+    now if the parent is already gone. Elsewhere, nothing: the group kill still holds."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it died before the request was made
+        os._exit(1)
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group `pid` leads (the check and whatever it started), and
+    reap it."""
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):  # reaped already
+        os.waitpid(pid, 0)
 
 
 def _import_pytest():

@@ -9,6 +9,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from shared.printable import visible
+
 from .exercise_state import Exercise, Result
 from .i18n import MESSAGES, text
 
@@ -58,8 +60,9 @@ def shown(status: str) -> str:
 
 
 def first_failure(result: Result) -> str:
-    """What the failing test said, its lines joined into one."""
-    return " ".join(result.message.split()) or f"{result.test} failed"
+    """What the failing test said, its lines joined into one (shown as it is: it comes from
+    the learner's code, or a progress file)."""
+    return visible(" ".join(result.message.split()) or f"{result.test} failed")
 
 
 def exercise_table(exercises, known, focus, selected: int | None = None) -> Table:
@@ -123,7 +126,7 @@ def show_focus(console, e: Exercise | None, result: Result | None,
     elif result.status == "edited":
         console.print(Text(text("focus.edited", head=head)))
     else:
-        test = text("focus.says", test=result.test) if result.test else ""
+        test = text("focus.says", test=visible(result.test)) if result.test else ""
         console.print(Text(text("focus.failing", head=head, test=test), "bold"))
         console.print(Text(_first_lines(result.message), "red"))
         console.print(Text(text("focus.edit", file=e.where())))
@@ -132,5 +135,5 @@ def show_focus(console, e: Exercise | None, result: Result | None,
 
 
 def _first_lines(message: str, limit: int = 12) -> str:
-    lines = message.splitlines()
+    lines = visible(message).splitlines()
     return "\n".join(lines[:limit] + (["…"] if len(lines) > limit else []))

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from shared.files import write_whole
+from shared.printable import visible
 
 from .i18n import language, text
 from .repo import EXERCISE_TESTS, EXERCISES, ROOT
@@ -29,6 +33,7 @@ from .repo import EXERCISE_TESTS, EXERCISES, ROOT
 STUBS = EXERCISES / ".stubs"  # the untouched stubs: what `tao reset` restores, git or not
 PROGRESS = ROOT / ".tao-progress.json"
 CURRENT = "current"  # the key of the progress file naming the exercise picked last
+STATUSES = ("done", "failing", "timeout", "not attempted")  # what a check can remember
 
 
 @dataclass
@@ -103,9 +108,11 @@ def translations() -> dict[str, dict]:
 def find(ref: str) -> Exercise:
     """An exercise by number (`3`, `03`) or name; ValueError with the choices if none."""
     exercises = load()
+    # a number only if it is plain ASCII digits of a sane length ("²" is a digit to
+    # Python, and 5,000 digits are past what int() takes)
+    number = int(ref) if ref.isascii() and ref.isdigit() and len(ref) <= 6 else None
     for exercise in exercises:
-        if ref.isdigit() and int(ref) == exercise.number or ref in (exercise.name,
-                                                                     exercise.name[1:3]):
+        if number == exercise.number or ref in (exercise.name, exercise.name[1:3]):
             return exercise
     raise ValueError(text("error.no_exercise", ref=repr(ref), total=len(exercises)))
 
@@ -119,11 +126,13 @@ def _digest(path: Path) -> str:
 
 def read_progress() -> dict:
     """{name: {"digest", "status", "test", "message"}} from the last checks, and
-    {"current": name} once an exercise was picked."""
+    {"current": name} once an exercise was picked; {} for a file of another shape (each
+    entry is checked where it is used: `status`, `current`)."""
     try:
-        return json.loads(PROGRESS.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        progress = json.loads(PROGRESS.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
+    return progress if isinstance(progress, dict) else {}
 
 
 def save_results(results: dict[str, Result], exercises: list[Exercise]) -> None:
@@ -143,7 +152,18 @@ def pick(e: Exercise) -> None:
 
 
 def _write(progress: dict) -> None:
-    PROGRESS.write_text(json.dumps(progress, indent=1), encoding="utf-8")
+    """Save `progress`, whole; if it cannot be saved (a folder in its place, a read-only
+    checkout, a full disk), say so in one line and carry on: the result is still shown."""
+    try:
+        write_whole(PROGRESS, json.dumps(progress, indent=1))
+    except OSError as exc:
+        if not _UNSAVED:  # once a run is enough
+            _UNSAVED.append(exc)
+            print(visible(text("progress.not_saved", file=PROGRESS.name,
+                               why=exc.strerror or exc)), file=sys.stderr)
+
+
+_UNSAVED: list[OSError] = []  # the save that failed in this run, if one did
 
 
 def status(e: Exercise, progress: dict) -> Result:
@@ -154,8 +174,10 @@ def status(e: Exercise, progress: dict) -> Result:
     if e.stub.exists() and e.path.read_bytes() == e.stub.read_bytes():
         return Result("not attempted")
     known = progress.get(e.name)
-    if known and known.get("digest") == _digest(e.path):
-        return Result(known["status"], known.get("test", ""), known.get("message", ""))
+    if (isinstance(known, dict) and known.get("digest") == _digest(e.path)
+            and known.get("status") in STATUSES):  # a file of another shape knows nothing
+        return Result(known["status"], str(known.get("test", "")),
+                      str(known.get("message", "")))
     return Result("edited")
 
 
@@ -168,13 +190,13 @@ def statuses(exercises: list[Exercise]) -> dict[str, Result]:
 def current(exercises: list[Exercise], known: dict[str, Result]) -> Exercise | None:
     """The exercise picked last while it is not done, else the next one not done after
     it (wrapping round); the first one not done if none was picked; None when all are."""
-    picked = read_progress().get(CURRENT)
+    picked = read_progress().get(CURRENT)  # a name, or anything a hand-edit left
     start = next((i for i, e in enumerate(exercises) if e.name == picked), 0)
     return next((e for e in exercises[start:] + exercises[:start]
                  if known[e.name].status != "done"), None)
 
 
 def restore_stub(e: Exercise) -> None:
-    """Put the shipped stub back in place of the learner's file."""
-    e.path.write_bytes(e.stub.read_bytes())
+    """Put the shipped stub back in place of the learner's file, whole or not at all."""
+    write_whole(e.path, e.stub.read_bytes())
 

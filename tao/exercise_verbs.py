@@ -22,7 +22,7 @@ from .exercise_runner import check_and_save
 from .exercise_screen import show_focus, show_overview, wrapped
 from .exercise_state import Exercise, current, find, load, pick, restore_stub, statuses
 from .i18n import text
-from .repo import CLIError
+from .repo import CannotWrite, CLIError
 
 
 def _exercise(ref: str | None, verb: str) -> Exercise:
@@ -88,18 +88,25 @@ def cmd_reset(args, console) -> int:
     e = _exercise(args.exercise, "reset")
     if not e.stub.exists():
         raise CLIError(text("error.no_original", file=e.where()))
-    stub = e.stub.read_text(encoding="utf-8")
-    if e.path.exists() and e.path.read_text(encoding="utf-8") == stub:
+    if e.path.exists() and e.path.read_bytes() == e.stub.read_bytes():  # any encoding
         console.print(Text(text("watch.is_stub", file=e.where())))
         return 0
     if not args.yes:
         if not sys.stdin.isatty():
             raise CLIError(text("error.reset_needs_yes", file=e.where()))
-        answer = console.input(text("reset.ask", file=e.where()))
+        try:  # a Text: its [y/N] is no markup
+            answer = console.input(Text(text("reset.ask", file=e.where())))
+        except EOFError:  # Ctrl-D, the end of input, is a no
+            console.print()
+            answer = ""
         if answer.strip().lower() not in ("y", "yes"):
             console.print(Text(text("reset.kept")))
             return 1
-    restore_stub(e)
+    try:
+        restore_stub(e)
+    except OSError as exc:  # a full disk: said, and the learner's file is as it was
+        raise CannotWrite(text("error.cannot_write", file=e.where(),
+                               why=exc.strerror or exc)) from None
     console.print(Text(text("watch.reset", file=e.where())))
     return 0
 

@@ -131,7 +131,7 @@ def _in_list(exercises, screen: _Screen, key: str) -> Exercise | None:
     elif key in ("down", "j"):
         screen.selected = min(screen.selected + 1, len(exercises) - 1)
     elif key.isdigit():
-        screen.typed += key
+        screen.typed = (screen.typed + key)[-4:]  # no exercise has a longer number
     elif key == "enter" and not screen.typed:
         return exercises[screen.selected]
     elif key == "enter":
@@ -146,6 +146,8 @@ def _reset(console, keys: _Keys, e: Exercise | None) -> str:
     """Ask, then put `e`'s stub back; what happened, in one line."""
     if e is None:
         return text("watch.all_done")
+    if not e.stub.exists():  # nothing to go back to: said, and watch goes on
+        return text("error.no_original", file=e.where())
     if e.path.exists() and e.path.read_bytes() == e.stub.read_bytes():
         return text("watch.is_stub", file=e.where())
     console.print(Text("\n" + text("watch.reset_ask", file=e.where()), "bold yellow"))
@@ -154,7 +156,10 @@ def _reset(console, keys: _Keys, e: Exercise | None) -> str:
         answer = keys.read(0.5)
     if answer != "y":
         return text("watch.kept", file=e.where())
-    restore_stub(e)
+    try:
+        restore_stub(e)
+    except OSError as exc:  # a full disk, say: one line on the screen, and watch goes on
+        return text("error.cannot_write", file=e.where(), why=exc.strerror or exc)
     return text("watch.reset", file=e.where())
 
 
@@ -165,8 +170,7 @@ def cmd_watch(args, console) -> int:
         chosen = next((e for e in exercises if e.name == _find(args.exercise)), None)
         pick(chosen)
     focus = current(exercises, statuses(exercises))
-    unseen = object()  # forces a check and a redraw
-    seen, screen, cycles = unseen, _Screen(), 0
+    seen, screen, cycles = UNSEEN, _Screen(), 0
     with _Keys(sys.stdin) as keys:
         while args.cycles is None or cycles < args.cycles:
             cycles += 1
@@ -178,27 +182,35 @@ def cmd_watch(args, console) -> int:
             key = keys.read(args.interval)
             if not key:
                 continue
-            screen.notice = ""
             if key == "q":
                 return 0
-            chosen = None
-            if screen.view == "list" and (key in ("up", "down", "j", "k", "enter")
-                                          or key.isdigit()):
-                chosen = _in_list(exercises, screen, key)
-            elif key in VIEWS:  # a second press of the same key hides it again
-                screen.view = "" if screen.view == VIEWS[key] else VIEWS[key]
-                screen.selected = exercises.index(focus) if focus in exercises else 0
-                screen.typed = ""
-            elif key == "n":
-                chosen = _next(exercises, focus)
-            elif key == "r":
-                screen.notice = _reset(console, keys, focus)
+            chosen = _on_key(console, keys, exercises, focus, screen, key)
             if chosen is not None:  # checked and drawn at the top of the loop
-                focus, seen, screen.view = chosen, unseen, ""
+                focus, seen, screen.view = chosen, UNSEEN, ""
                 pick(focus)  # remembered: the next watch starts here
             else:
                 _draw(console, exercises, focus, screen)
     return 0
+
+
+UNSEEN = object()  # a file's stamp no file has: forces a check and a redraw
+
+
+def _on_key(console, keys: _Keys, exercises, focus, screen: _Screen,
+            key: str) -> Exercise | None:
+    """Do what `key` asks (but q); the exercise to move to, if it picks one."""
+    screen.notice = ""
+    if screen.view == "list" and (key in ("up", "down", "j", "k", "enter") or key.isdigit()):
+        return _in_list(exercises, screen, key)
+    if key in VIEWS:  # a second press of the same key hides it again
+        screen.view = "" if screen.view == VIEWS[key] else VIEWS[key]
+        screen.selected = exercises.index(focus) if focus in exercises else 0
+        screen.typed = ""
+    elif key == "n":
+        return _next(exercises, focus)
+    elif key == "r":
+        screen.notice = _reset(console, keys, focus)
+    return None
 
 
 def _find(ref: str) -> str:

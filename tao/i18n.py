@@ -113,6 +113,7 @@ MESSAGES = {
                               "has {width}: showing a unified diff)",
                         "fr": "(--side demande un terminal d'au moins {need} colonnes ; celui-ci "
                               "en a {width} : voici un diff unifié)"},
+    "diff.not_text": {"en": "(not text: skipped)", "fr": "(pas du texte : laissé de côté)"},
     "diff.prose": {"en": "(prose: shown with --docs)", "fr": "(texte : affiché avec --docs)"},
     "diff.code_lines": {"en": "code: {total} changed lines (+{added} -{removed}), blank lines "
                               "not counted",
@@ -239,6 +240,7 @@ MESSAGES = {
                                   "adds llama.cpp and SmolLM2-135M (94 MiB)",
                             "fr": "modèle local (--provider local) : non installé ; "
                                   "`{install}` ajoute llama.cpp et SmolLM2-135M (94 Mio)"},
+    "doctor.replay": {"en": "model: {model}", "fr": "modèle : {model}"},
     "doctor.no_bindings": {"en": "llama-cpp-python is not installed",
                            "fr": "llama-cpp-python n'est pas installé"},
     "doctor.local_problem": {"en": "local model: {problem}", "fr": "modèle local : {problem}"},
@@ -281,6 +283,10 @@ MESSAGES = {
                                "not both",
                          "fr": "vérifiez un exercice (`tao check N`) ou tous (`tao check "
                                "--all`), pas les deux"},
+    "progress.not_saved": {"en": "could not save progress to {file} ({why}): it is shown, "
+                                 "not remembered",
+                           "fr": "impossible d'enregistrer la progression dans {file} "
+                                 "({why}) : elle est affichée, pas retenue"},
     "error.no_original": {"en": "the original of {file} is missing from exercises/.stubs/: "
                                 "restore it from the repository you cloned",
                           "fr": "l'original de {file} manque dans exercises/.stubs/ : "
@@ -308,6 +314,12 @@ MESSAGES = {
                                  "fr": "--out {out} : le dossier n'est pas vide et ne contient "
                                        "pas un livre construit par tao ; choisissez un dossier "
                                        "vide ou nouveau"},
+    "error.book_out_link": {"en": "--out {out} is a symbolic link: name a folder",
+                            "fr": "--out {out} est un lien symbolique : nommez un dossier"},
+    "error.book_out_under_file": {"en": "--out {out}: {file} is a file, not a folder",
+                                  "fr": "--out {out} : {file} est un fichier, pas un dossier"},
+    "error.book_out_unwritable": {"en": "--out {out}: cannot write there ({why})",
+                                  "fr": "--out {out} : impossible d'y écrire ({why})"},
     "error.book_missing": {"en": "{name} is missing: `uv sync` installs it (rich needs it "
                                  "too)",
                            "fr": "{name} manque : `uv sync` l'installe (rich en a besoin "
@@ -322,6 +334,9 @@ MESSAGES = {
                           "fr": "pas de protocole {protocol} : choisissez parmi {choices}"},
     "error.quirk_all": {"en": "--quirk all runs the offline model: leave out --provider",
                         "fr": "--quirk all lance le modèle hors ligne : retirez --provider"},
+    "error.no_protocols": {"en": "--protocols names no protocol: choose from {choices}",
+                           "fr": "--protocols ne nomme aucun protocole : choisissez parmi "
+                                 "{choices}"},
     "error.none_left": {"en": "no protocol left to run",
                         "fr": "plus aucun protocole à lancer"},
     "error.divergence": {"en": "{why} (was the recording made with the same tasks, protocols "
@@ -417,6 +432,21 @@ MESSAGES = {
                             "fr": "canaris VUS dans : {places}"},
     "error.replay_empty": {"en": "{path} holds no model call: nothing to replay",
                            "fr": "{path} ne contient aucun appel au modèle : rien à rejouer"},
+    "error.cannot_write": {"en": "cannot write {file} ({why})",
+                           "fr": "impossible d'écrire {file} ({why})"},
+    "error.replay_no_file": {"en": "name a recording: --provider replay:FILE",
+                             "fr": "nommez un enregistrement : --provider replay:FILE"},
+    "error.replay_too_deep": {"en": "{path} is nested more than 100 levels deep: not a "
+                                    "recording",
+                              "fr": "{path} est imbriqué sur plus de 100 niveaux : ce n'est "
+                                    "pas un enregistrement"},
+    "error.replay_entry": {"en": "{path}: {why}", "fr": "{path} : {why}"},
+    "error.replay_session": {"en": "{path}: its session {why}",
+                             "fr": "{path} : sa session ne va pas ({why})"},
+    "error.replay_option": {"en": "{path} holds the option {why}, which a replay never passes "
+                                  "again",
+                            "fr": "{path} contient l'option {why}, qu'un rejeu ne transmet "
+                                  "jamais"},
     "error.replay_no_stage": {"en": "{path} does not say which stage made it (recorded before "
                                     "recordings kept that): name it with --stage N",
                               "fr": "{path} ne dit pas quelle étape l'a produit (enregistré "
@@ -469,6 +499,8 @@ MESSAGES = {
                          "fr": "les changements du README"},
     "book.first": {"en": "The first stage: nothing comes before it.",
                    "fr": "La première étape : rien ne la précède."},
+    "book.not_text": {"en": "{file}: not text, not shown",
+                      "fr": "{file} : pas du texte, non affiché"},
     "book.identical": {"en": "No file changed.",
                        "fr": "Aucun fichier n'a changé."},
     "book.transcript": {"en": "What you should see",

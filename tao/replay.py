@@ -14,52 +14,56 @@ not say). A `tao compare` recording runs `tao compare` again, with its own optio
 
 from __future__ import annotations
 
+import contextlib
 import io
-import json
 import runpy
+import signal
 import sys
+import threading
 from pathlib import Path
 
-from shared.providers.replay import session_of
+from shared.printable import visible
+from shared.providers.replay import BadRecording, Recording, replayable
+from shared.providers.replay import read_recording as read
 
 from .i18n import text
 from .repo import LOCAL_NAMES, CLIError, find_stage
 
 
-def read_recording(path: str) -> list[dict]:
-    """The entries of the recording at `path`; any mistake is one CLIError line."""
+def read_recording(path: str) -> Recording:
+    """The recording at `path`, read by the one reader (shared/providers/replay.py, as
+    `--provider replay:FILE` reads it); any mistake is one CLIError line, in tao's
+    language."""
     try:
-        entries = json.loads(Path(path).read_text(encoding="utf-8"))
-    except IsADirectoryError:
-        raise CLIError(text("error.replay_folder", path=repr(path))) from None
-    except FileNotFoundError:
-        raise CLIError(text("error.replay_missing", path=repr(path))) from None
-    except OSError as exc:
-        raise CLIError(text("error.replay_unreadable", path=repr(path),
-                            why=exc.strerror)) from None
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        raise CLIError(text("error.replay_not_json", path=repr(path), why=exc)) from None
-    if not isinstance(entries, list) or not all(
-            isinstance(e, dict) and isinstance(e.get("request"), dict) for e in entries):
-        raise CLIError(text("error.replay_not_recording", path=repr(path)))
-    if not entries:
-        raise CLIError(text("error.replay_empty", path=repr(path)))
-    return entries
+        return read(path)
+    except BadRecording as exc:
+        raise CLIError(text(f"error.replay_{exc.problem}", **exc.parts)) from None
+
+
+def replayed_options(recording: Recording, kind: str, path: str) -> list[str]:
+    """The recorded options a replay passes again, through the filter they were written
+    with (KEPT's only); a recording holding any other is one CLIError line."""
+    try:
+        return replayable(kind, recording.session.get("argv", []), path)
+    except BadRecording as exc:
+        raise CLIError(text(f"error.replay_{exc.problem}", **exc.parts)) from None
 
 
 def replay_plan(path: str, stage: str | None = None) -> tuple[Path, list[str], str | None]:
     """(the stage folder, its arguments, its input) that replay the recording at `path`;
     the input is None when the recording does not hold what was typed."""
-    session, typed = session_of(read_recording(path))
-    recorded = session.get("stage")
+    recording = read_recording(path)
+    recorded = recording.session.get("stage")
     if not (stage or recorded):
         raise CLIError(text("error.replay_no_stage", path=repr(path)))
     folder = find_stage(stage or recorded)
-    argv = [str(arg) for arg in session.get("argv", [])]
+    argv = replayed_options(recording, "stage", path)
     if recorded and folder != find_stage(recorded):
         argv = []  # another stage's options (08's --budget) may mean nothing to this one
+    typed = recording.typed
     stdin = "".join(f"{line}\n" for line in typed) + "\n" if typed else None
-    return folder, [*argv, "--provider", f"replay:{path}"], stdin
+    # the provider first: a stage's words come last, after `--`
+    return folder, ["--provider", f"replay:{path}", *argv], stdin
 
 
 def run_stage_here(folder: Path, argv: list[str], stdin: str | None) -> int:
@@ -86,15 +90,41 @@ def run_stage_here(folder: Path, argv: list[str], stdin: str | None) -> int:
 
 def cmd_replay(args, console) -> int:
     """`tao replay`: the recorded stage (or `tao compare`) again, on the recording."""
-    session, _ = session_of(read_recording(args.file))
-    if session.get("verb") == "compare" and not args.stage:
+    recording = read_recording(args.file)
+    if recording.session.get("verb") == "compare" and not args.stage:
         from .command import build_parser  # the same options a learner would type
         from .compare import cmd_compare
 
-        again = build_parser().parse_args(["compare", *map(str, session.get("argv", [])),
+        argv = replayed_options(recording, "compare", args.file)
+        again = build_parser().parse_args(["compare", *argv,
                                            "--provider", f"replay:{args.file}"])
         return cmd_compare(again, console)
     folder, argv, stdin = replay_plan(args.file, args.stage)
     if stdin is None:
-        print(text("replay.not_typed", file=args.file), file=sys.stderr)
-    return run_stage_here(folder, argv, stdin)
+        print(visible(text("replay.not_typed", file=args.file)), file=sys.stderr)
+    with ctrl_c_ends_it():
+        return run_stage_here(folder, argv, stdin)
+
+
+class Stopped(BaseException):
+    """Ctrl-C during a replay. Not a KeyboardInterrupt: a stage takes that for a cancelled
+    reply and reads on, and its next request would be reported as a divergence."""
+
+
+@contextlib.contextmanager
+def ctrl_c_ends_it():
+    """Within it, Ctrl-C ends the replay: a KeyboardInterrupt comes out (tao's exit 130)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread hears signals
+        return
+
+    def stop(signum, frame):
+        raise Stopped
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    except Stopped:
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGINT, previous)

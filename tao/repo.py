@@ -27,6 +27,15 @@ LOCAL_NAMES = ("context", "loop", "tools", "main", "workspace", "shell", "approv
 class CLIError(Exception):
     """A mistake in how `tao` was called (say, a stage that does not exist): one line, exit 2."""
 
+    code = 2
+
+
+class CannotWrite(CLIError):
+    """A file `tao` was asked to write could not be written (a full disk, a folder that
+    went away): one line, exit 1, and what was there before is still there."""
+
+    code = 1
+
 
 def stages() -> dict[str, Path]:
     """Stage number ("05") -> its folder, in order."""

@@ -15,6 +15,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from shared.printable import visible
+
 from .i18n import text
 from .port_contract import CONTRACT
 from .repo import CLIError, find_stage, stages
@@ -31,6 +33,7 @@ class FileDiff:
     name: str
     old: list[str]
     new: list[str]
+    text: bool = True  # False: a side is not text (a swap file, .DS_Store): not diffed
 
     @property
     def is_doc(self) -> bool:
@@ -66,11 +69,30 @@ def stage_pair(a: str, b: str | None) -> tuple[Path, Path]:
 
 
 def changed_files(old: Path, new: Path) -> list[FileDiff]:
-    """The files that differ, code files first (by name), then the READMEs."""
-    names = _files(old) | _files(new)
-    diffs = [FileDiff(n, _read(old / n), _read(new / n)) for n in names]
-    diffs = [d for d in diffs if d.old != d.new]
+    """The files that differ, code files first (by name), then the READMEs; a file that
+    is not text on either side is listed, not diffed."""
+    diffs = []
+    for name in _files(old) | _files(new):
+        before, after = text_of(old / name), text_of(new / name)
+        if before is None or after is None:
+            if _bytes(old / name) != _bytes(new / name):
+                diffs.append(FileDiff(name, [], [], text=False))
+        elif before != after:
+            diffs.append(FileDiff(name, before.splitlines(keepends=True),
+                                  after.splitlines(keepends=True)))
     return sorted(diffs, key=lambda d: (d.is_doc, d.name))
+
+
+def text_of(path: Path) -> str | None:
+    """The file at `path` as text ("" if it is missing); None if it is not text (a NUL
+    byte, or not UTF-8): an editor's swap file, a picture."""
+    data = _bytes(path)
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def cmd_diff(args, console: Console) -> int:
@@ -88,7 +110,7 @@ def cmd_diff(args, console: Console) -> int:
         console.print(Text(text("diff.too_narrow", need=SIDE_MIN_WIDTH, width=console.width),
                            "dim"))
     for diff in diffs:
-        if diff.is_doc and not args.docs:
+        if (diff.is_doc and not args.docs) or not diff.text:
             continue
         console.print()
         if side:
@@ -108,8 +130,11 @@ def print_header(console: Console, old: Path, new: Path, diffs: list[FileDiff],
         added, removed = diff.counts()
         if not diff.is_doc:
             total_added, total_removed = total_added + added, total_removed + removed
-        line = Text(f"  {diff.name:<{width}}  ") + Text(f"+{added:<4}", "green")
-        line += Text(f" -{removed:<4}", "red")
+        line = Text(f"  {visible(diff.name):<{width}}  ")
+        if not diff.text:  # named, with why it is not shown
+            console.print(line + Text(text("diff.not_text"), "dim"))
+            continue
+        line += Text(f"+{added:<4}", "green") + Text(f" -{removed:<4}", "red")
         if diff.is_doc and not docs:
             line += Text("  " + text("diff.prose"), "dim")
         console.print(line)
@@ -169,5 +194,5 @@ def _files(folder: Path) -> set[str]:
             and (p.suffix != ".md" or p.name.startswith("README"))}
 
 
-def _read(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
+def _bytes(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""

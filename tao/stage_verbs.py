@@ -12,6 +12,8 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
+from shared.printable import visible
+
 from .exercise_screen import show_list
 from .exercise_state import current, load, statuses
 from .i18n import language, text
@@ -217,7 +219,9 @@ class _Checklist:
         width = max(map(len, marks)) + 2  # the checks line up in either language
         mark = Text(marks[0].ljust(width), "green") if ok else Text(marks[1].ljust(width),
                                                                      "bold red")
-        self.console.print(mark + Text(what) + (Text(f" → {fix}", "yellow") if fix else Text()))
+        # a provider's or model's name may come from outside (TAO_MODEL): shown as it is
+        self.console.print(mark + Text(visible(what))
+                           + (Text(f" → {visible(fix)}", "yellow") if fix else Text()))
 
 
 def cmd_doctor(args, console) -> int:
@@ -242,6 +246,9 @@ def cmd_doctor(args, console) -> int:
     except ProviderError as exc:
         check.line(False, str(exc))
         return 1
+    if name.startswith("replay:"):  # a recording answers: no key, no server, no model file
+        check.line(True, text("doctor.replay", model=provider.describe()))
+        return 0
     if name == "offline":
         check.line(True, text("doctor.offline", model=provider.describe()))
     elif name != "local":

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from tao.repo import LOCAL_NAMES, ROOT, STAGES, find_stage, load_stage, stages
 
-__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "Terminal", "clean_env", "in_process",
+__all__ = ["ROOT", "STAGES", "STAGE_DIRS", "Terminal", "clean_env", "file_limit", "in_process",
            "load_stage", "readme_section", "run_stage", "run_stage_process", "run_tao",
            "small_kit", "solve", "stage_dir", "twin", "with_twins"]
 
@@ -340,3 +340,12 @@ def small_kit(tmp_path: Path, monkeypatch) -> list:
 def solve(exercise, text: str = "def solved():\n    return 1\n") -> None:
     """Save `text` over an exercise, as a learner's editor does."""
     exercise.path.write_text(text)
+
+
+def file_limit(size: int) -> Callable[[], None]:
+    """A `preexec_fn` for a child process: no file it writes may grow past `size` bytes, as
+    on a full disk (the kernel answers a write past it with EFBIG, "File too large"; Python
+    ignores the signal that would otherwise kill the process)."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))

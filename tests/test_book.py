@@ -243,3 +243,130 @@ def test_a_heading_gets_the_id_github_gives_it():
     assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured"
     assert builder.slug("Texte ou natif ? Mesuré", seen) == "texte-ou-natif--mesuré"
     assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured-1"
+
+
+# ---------------------------------------------------------------- issue 32: the book copies
+# only the repository's own files, lets no HTML through, and checks --out first
+
+
+def small_repo(tmp_path: Path, readme_extra: str = "") -> Path:
+    """A copy of the repository with one stage (06), its README with `readme_extra`
+    added at the end."""
+    repo = tmp_path / "repo"
+    for name in ("README.md", "stages/06_tool_registry", "shared/providers/base.py"):
+        source, target = ROOT / name, repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+         if source.is_dir() else shutil.copy(source, target))
+    readme = repo / "stages" / "06_tool_registry" / "README.md"
+    readme.write_text(readme.read_text() + "\n" + readme_extra + "\n")
+    return repo
+
+
+def no_comparisons(root):
+    """The comparison page's reports, skipped: these tests are about the READMEs."""
+    return []
+
+
+def test_a_readme_link_copies_only_files_of_the_repository_that_git_tracks(tmp_path):
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET of the machine")
+    links = (f"[a]({secret}) [b](/{secret}) [c](../../../secret.txt) [d](private.txt) "
+             "[e](outside.txt) [f](../../shared/providers/base.py)")
+    repo = small_repo(tmp_path, links)
+    stage = repo / "stages" / "06_tool_registry"
+    (stage / "private.txt").write_text("SECRET not tracked")
+    (stage / "outside.txt").symlink_to(secret)  # tracked, but it points out of the repo
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), "rm", "-q", "--cached",
+                    "stages/06_tool_registry/private.txt"], check=True)
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    every_page = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
+    assert "SECRET" not in every_page
+    assert (out / "en" / "files" / "shared" / "providers" / "base.py.html").exists()
+
+
+HOSTILE = """
+<script>document.title = "script ran"</script>
+<img src="https://example.invalid/pixel.png" onerror="document.title = 'ran'">
+<iframe src="https://example.invalid/frame"></iframe>
+<style>body { background: url(https://example.invalid/bg.png) }</style>
+<link rel="stylesheet" href="https://example.invalid/x.css">
+A line with <span style="background:url(https://example.invalid/s.png)">inline HTML</span>.
+
+![a remote picture](https://example.invalid/picture.png)
+
+<!-- a marker, as stage 07's tables have -->
+"""
+
+
+def test_raw_html_in_a_readme_is_shown_as_text_and_a_comment_is_dropped(tmp_path):
+    repo = small_repo(tmp_path, HOSTILE)
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    text = (out / "en" / "stages" / "06_tool_registry.html").read_text(encoding="utf-8")
+    page = Page(text)
+    assert not {"script", "iframe", "style", "img"} & set(page.tags), page.tags
+    assert "example.invalid" not in "".join(page.fetched)
+    assert "&lt;script&gt;" in text  # shown, never run
+    assert "a remote picture" in text  # a remote picture is a link to it, not fetched
+    assert "a marker" not in text and "&lt;!--" not in text
+
+
+def test_stage_07s_table_markers_do_not_show_in_the_book(site):
+    out, _ = site
+    text = (out / "en" / "stages" / "07_native_tools.html").read_text(encoding="utf-8")
+    readme = text[:text.index('id="code"')]  # (the README's diff below shows its source)
+    assert "Measured" in readme and "| text | native |" not in readme  # a table, rendered
+    assert "&lt;!--" not in readme and "<!-- tao compare" not in readme
+
+
+@pytest.mark.parametrize("where", ["under_a_file", "a_symlink", "proc"])
+def test_a_bad_out_is_one_line_before_the_build(where, tmp_path):
+    import os
+
+    (tmp_path / "file.txt").write_text("mine")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    out = {"under_a_file": tmp_path / "file.txt" / "book", "a_symlink": tmp_path / "link",
+           "proc": "/proc/book"}[where]
+    if where == "proc" and not os.path.isdir("/proc"):
+        pytest.skip("no /proc here")
+    done = run_tao("book", "--out", str(out))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "--out" in done.stderr
+    assert (tmp_path / "file.txt").read_text() == "mine" and not any((tmp_path / "real").iterdir())
+
+
+def test_a_file_that_is_not_text_in_a_stage_folder_is_skipped_and_named(tmp_path):
+    repo = small_repo(tmp_path)
+    (repo / "stages" / "06_tool_registry" / "diagram.png").write_bytes(b"\x89PNG\r\n\x00\xff")
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    text = (out / "en" / "stages" / "06_tool_registry.html").read_text(encoding="utf-8")
+    assert "diagram.png" in text and "not text" in text
+
+
+def test_a_full_disk_is_one_line_and_leaves_the_book_there_before_as_it_was(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import clean_env, file_limit
+
+    out = tmp_path / "book"
+    (out / "en").mkdir(parents=True)
+    (out / builder.MARKER).write_text("built by `tao book`\n")  # a book built before
+    (out / "en" / "index.html").write_text("the old book")
+    done = subprocess.run([sys.executable, "-m", "tao", "book", "--out", str(out)], cwd=ROOT,
+                          env=clean_env(), capture_output=True, text=True, timeout=300,
+                          preexec_fn=file_limit(2000))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "File too large" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert (out / "en" / "index.html").read_text() == "the old book"
+    assert [p.name for p in tmp_path.iterdir()] == ["book"]  # nothing half-built beside it

@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from fake_api import FakeAPI
-from helpers import ROOT, STAGE_DIRS, clean_env, run_tao
+from helpers import ROOT, STAGE_DIRS, clean_env, run_stage, run_tao
 from test_stage_claims import CHECKS
 
 from tao import main, repo
@@ -238,3 +240,106 @@ def test_tao_refuses_an_impossible_number_in_one_line(verb, option, value):
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert f"tao {verb}: error: argument {option}" in lines[0] and value in lines[0], lines
+
+
+# ---------------------------------------------------------------- issue 32: doctor on a
+# recording
+
+
+def test_doctor_with_a_recording_as_provider_says_so_in_a_line(tmp_path):
+    recording = tmp_path / "run.json"
+    assert run_stage("07", "--record", str(recording), stdin="hi\n\n").returncode == 0
+    out = run_tao("doctor", TAO_PROVIDER=f"replay:{recording}")
+    said = " ".join(out.stdout.split())  # as one line, however the screen wrapped it
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "replay of run.json" in said and "nothing is sent" in said
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    out = run_tao("doctor", TAO_PROVIDER=f"replay:{broken}")
+    said = " ".join(out.stdout.split())
+    assert out.returncode == 1 and "not valid JSON" in said and "Traceback" not in out.stderr
+
+
+# ---------------------------------------------------------------- issue 32: no verb writes
+# a file it was not asked to write
+
+# each verb as a learner runs it (after `before`, a step that sets the kit up), and the
+# files it may write, from the kit's root: what it was asked to write, and the progress it
+# keeps (Python's and pytest's own __pycache__ aside: git ignores them, and tao check runs
+# the exercise tests as `uv run pytest` would)
+WRITES = {
+    "list": (["list"], None, set()),
+    "run": (["run", "01", "--", "What is an agent loop?"], None, set()),
+    "tour": (["tour"], None, set()),
+    "diff": (["diff", "05", "--docs"], None, set()),
+    "doctor": (["doctor"], None, set()),
+    "check": (["check", "--all"], "solve", {".tao-progress.json"}),  # every test runs
+    "hint": (["hint", "2"], None, {".tao-progress.json"}),
+    "watch": (["watch", "2", "--cycles", "2", "--interval", "0"], None, {".tao-progress.json"}),
+    "reset": (["reset", "2", "--yes"], "edit", {"exercises/e02_wordcount.py"}),
+    "solution": (["solution", "1"], "solve", {".tao-progress.json"}),
+    "compare": (["compare"], None, set()),
+    "compare to files": (["compare", "--html", "out/r.html", "--record", "out/r.json"], None,
+                         {"out/r.html", "out/r.json"}),
+    "replay": (["replay", "rec.json"], "record", set()),
+    "book": (["book", "--out", "out/book"], None, {"out/book/"}),
+}
+
+
+MUST = {"reset", "compare to files", "book"}  # these write what they are asked, always
+KIT = ("README.md", "README.fr.md", "pyproject.toml", "shared", "tao", "stages", "exercises",
+       "tests")
+LEFT_OUT = shutil.ignore_patterns("__pycache__", ".hypothesis", ".tao-progress.json",
+                                  "screenshots", "book")
+
+
+def tree(*folders: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folders` but Python's caches: path -> (size, modification time)."""
+    return {str(p): (p.lstat().st_size, p.lstat().st_mtime_ns) for folder in folders
+            for p in folder.rglob("*") if not p.is_dir() and "__pycache__" not in p.parts}
+
+
+@pytest.mark.parametrize("verb", WRITES)
+def test_no_verb_writes_a_file_it_was_not_asked_to_write(verb, tmp_path):
+    """Each verb runs in a copy of the kit, its home and temporary folder its own: the
+    files that changed afterwards, anywhere, are the ones it was asked for, or none."""
+    args, before, allowed = WRITES[verb]
+    kit, home, temp = tmp_path / "kit", tmp_path / "home", tmp_path / "tmp"
+    kit.mkdir()
+    for name in KIT:  # the kit as a learner has it (no git needed: CI runs this in a copy)
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, kit / name, symlinks=True, ignore=LEFT_OUT)
+        elif source.exists():
+            shutil.copy2(source, kit / name)
+    (kit / "out").mkdir()
+    home.mkdir()
+    temp.mkdir()
+    env = clean_env(HOME=str(home), TMPDIR=str(temp), PYTHONDONTWRITEBYTECODE="1",
+                    TAO_LANG="en")
+    _set_up(before, kit, env)
+    seen = tree(kit, home, temp)
+    done = subprocess.run([sys.executable, "-m", "tao", *args], cwd=kit, env=env, text=True,
+                          capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in done.stderr, done.stderr
+    after = tree(kit, home, temp)
+    changed = {path for path in seen.keys() | after.keys() if seen.get(path) != after.get(path)}
+    asked = {str(kit / name) + ("/" if name.endswith("/") else "") for name in allowed}
+    unasked = {path for path in changed  # (a name ending in / asks for what is in it)
+               if path not in asked and not any(path.startswith(a) for a in asked
+                                                if a.endswith("/"))}
+    assert not unasked, f"tao {' '.join(args)} wrote {sorted(unasked)}"
+    assert changed or verb not in MUST, f"tao {' '.join(args)} wrote nothing"
+
+
+def _set_up(step: str | None, kit: Path, env: dict) -> None:
+    """What a verb needs first: an exercise edited or solved, a recording to replay."""
+    if step == "edit":
+        (kit / "exercises" / "e02_wordcount.py").write_text("def wordcount(args): ...\n")
+    elif step == "solve":  # every exercise, as the reference solves it
+        for solution in (kit / "exercises" / "solutions").glob("e*.py"):
+            shutil.copy(solution, kit / "exercises" / solution.name)
+    elif step == "record":
+        subprocess.run([sys.executable, "stages/07_native_tools/main.py", "--record",
+                        "rec.json"], cwd=kit, env=env, input="hi\n\n", text=True,
+                       capture_output=True, timeout=120, check=True)

@@ -370,3 +370,110 @@ def test_stage_07_readme_names_the_offline_models_wrong_answers_and_the_chain_it
         chain = re.search(CHAINS[path.name], " ".join(text.split()))
         assert chain, f"{path.name} should say when the offline model chains a call"
         assert set(re.findall(r"`([\w-]+)`", chain.group(1))) == chained_right
+
+
+# ---------------------------------------------------------------- issue 32: nothing written
+# that nobody asked for, one line for every mistake, before the run
+
+
+def test_html_writes_over_nothing_but_its_own_report_and_says_so_before_the_run(tmp_path):
+    notes = tmp_path / "notes.html"
+    notes.write_text("<p>my notes</p>")
+    out = run_tao("compare", "--html", str(notes))
+    assert out.returncode == 2 and "--html" in out.stderr and out.stdout == "", out.stderr
+    assert notes.read_text() == "<p>my notes</p>"
+    for wrong in (tmp_path / "report.txt", tmp_path / "no" / "report.html"):
+        out = run_tao("compare", "--html", str(wrong))
+        assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    report = tmp_path / "report.html"
+    for _ in range(2):  # its own report, written again
+        assert run_tao("compare", "--html", str(report)).returncode == 0
+    assert "<svg" in report.read_text()
+
+
+def test_a_model_name_and_a_task_kind_are_shown_as_they_are_never_as_markup(tmp_path):
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_text('[[task]]\nid = "x"\nkind = "[bold]odd[/nothing]"\nprompt = "hi"\n')
+    recording = tmp_path / "run.json"
+    assert run_tao("compare", "--tasks", str(tasks), "--record", str(recording)).returncode == 0
+    entries = json.loads(recording.read_text())
+    entries[0]["request"]["model"] = "[/x] \x1b[2J"
+    recording.write_text(json.dumps(entries))
+    out = run_tao("compare", "--tasks", str(tasks), "--provider", f"replay:{recording}",
+                  COLUMNS="200")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "[bold]odd[/nothing]" in out.stdout and "[/x] \\x1b[2J" in out.stdout
+    assert "\x1b" not in out.stdout
+
+
+def test_replay_with_no_file_names_what_to_give_not_tao_script():
+    for out in (run_tao("compare", "--provider", "replay:"),
+                run_tao("compare", TAO_PROVIDER="replay:")):
+        assert out.returncode == 2 and "TAO_SCRIPT" not in out.stderr, out.stderr
+        assert "replay:FILE" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = "caf\xe9"\n', "UTF-8"),  # Latin-1
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = ["a", "list"]\n', "prompt"),
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = "hi"\ntools = "now"\n', "tools"),
+    (b'[[task]]\nid = "x"\nkind = "one_call"\nprompt = "hi"\nargs = {now = 3}\n', "args"),
+    (b'task = 3\n', "[[task]]"),
+])
+def test_a_task_file_of_the_wrong_encoding_or_shape_is_one_line(content, says, tmp_path):
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_bytes(content)
+    out = run_tao("compare", "--tasks", str(tasks))
+    assert out.returncode == 2 and says in out.stderr and out.stdout == "", out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["--runs", "0"], ["--runs", "-2"], ["--protocols", ","],
+                                  ["--protocols", " "]])
+def test_nothing_to_run_is_one_line_not_an_empty_table(args):
+    out = run_tao("compare", *args)
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_reader_that_stops_reading_ends_compare_quietly():
+    """`tao compare --json | head -1`: the pipe closes early; no BrokenPipeError."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT, clean_env
+
+    process = subprocess.Popen([sys.executable, "-m", "tao", "compare", "--runs", "3",
+                                "--json"], cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        process.stdout.readline()
+        process.stdout.close()  # as `head -1` does
+        err = process.stderr.read().decode()
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "ignored" not in err, err
+
+
+
+@pytest.mark.parametrize("option", ["--html", "--record"])
+def test_a_full_disk_is_one_line_and_leaves_no_half_file(option, tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import ROOT, clean_env, file_limit
+
+    target = tmp_path / ("report.html" if option == "--html" else "run.json")
+    out = subprocess.run([sys.executable, "-m", "tao", "compare", option, str(target)],
+                         cwd=ROOT, env=clean_env(), capture_output=True, text=True,
+                         timeout=120, preexec_fn=file_limit(3000))
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "File too large" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    if option == "--html":
+        assert not target.exists() and not list(tmp_path.iterdir())  # no half page, no .part
+    else:
+        json.loads(target.read_text())  # the calls written before the disk filled up

@@ -1129,3 +1129,190 @@ def test_watch_takes_single_keys_on_a_terminal_and_gives_it_back_as_it_was(three
     finally:
         os.close(leader)
         os.close(follower)
+
+
+# ---------------------------------------------------------------- issue 32: the exercise
+# state under attack: a progress file of any shape, files that cannot be written, odd input
+
+
+EDITED = ("def wordcount(args):\n    return 'many'\n\n\n"
+          "def add_wordcount(tools):\n    return tools\n")
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("content", [
+    "[1, 2, 3]", "null", '"text"', '{"current": [1], "e02_wordcount": 5}',
+    '{"e02_wordcount": {"digest": "DIGEST"}}',  # an entry without its status
+    '{"e02_wordcount": {"digest": "DIGEST", "status": ["done"]}}',
+])
+def test_a_progress_file_of_any_shape_is_read_as_nothing_known(content, kit):
+    start(kit, e02_wordcount=EDITED)
+    (kit / ".tao-progress.json").write_text(content.replace("DIGEST", digest(EDITED)))
+    for args in (("list",), ("check",), ("hint",)):
+        out = tao(kit, *args)
+        assert out.returncode in (0, 1) and "Traceback" not in out.stderr, (args, out.stderr)
+
+
+def test_a_progress_file_that_cannot_be_written_is_one_line_and_the_check_still_shows(kit):
+    start(kit, e02_wordcount=EDITED)
+    (kit / ".tao-progress.json").mkdir()
+    try:
+        out = tao(kit, "check", "2")
+    finally:
+        (kit / ".tao-progress.json").rmdir()
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "failing" in row(out.stdout, "Add a wordcount tool")  # shown all the same
+    assert ".tao-progress.json" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_reset_restores_a_file_that_is_not_utf8(kit):
+    start(kit)
+    learner = kit / "exercises" / "e02_wordcount.py"
+    learner.write_bytes(b"# caf\xe9, in Latin-1\n")
+    out = tao(kit, "reset", "2", "--yes")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert learner.read_bytes() == (STUBS / "e02_wordcount.py").read_bytes()
+
+
+def test_ctrl_d_at_resets_question_keeps_the_work(kit):
+    import pty
+
+    start(kit, e02_wordcount=EDITED)
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "tao", "reset", "2"], cwd=kit,
+                               stdin=follower, stdout=follower, stderr=follower,
+                               env=kit_env(), start_new_session=True)
+    os.close(follower)
+    try:
+        seen = _read_pty_until(leader, "[y/N]")
+        assert "[y/N]" in seen, seen
+        os.write(leader, b"\x04")  # Ctrl-D: the end of input
+        seen += _read_pty_until(leader, "\x00never")  # to the end
+        assert process.wait(timeout=30) == 1, seen
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(leader)
+    assert "Traceback" not in seen and "EOFError" not in seen and "left as it is" in seen
+    assert (kit / "exercises" / "e02_wordcount.py").read_text() == EDITED
+
+
+def _read_pty_until(fd: int, marker: str, timeout: float = 30) -> str:
+    """What the pty's other side wrote, up to `marker` (or its end, or `timeout`)."""
+    seen, deadline = b"", time.monotonic() + timeout
+    while marker.encode() not in seen and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the other side closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode(errors="replace")
+
+
+def test_watch_r_without_a_shipped_stub_says_so_and_keeps_watching(kit):
+    start(kit, e02_wordcount=EDITED)
+    stub = kit / "exercises" / ".stubs" / "e02_wordcount.py"
+    saved = stub.read_bytes()
+    stub.unlink()
+    shown = watch(kit, "2")
+    try:
+        shows(shown, "q quit", "watch draws its screen")
+        shown.stdin.write(b"r")
+        shows(shown, "is missing from exercises/.stubs/", "r says there is no stub to go to")
+        assert shown.poll() is None, "and watch keeps watching"
+    finally:
+        quit_watch(shown)
+        stub.write_bytes(saved)
+    assert (kit / "exercises" / "e02_wordcount.py").read_text() == EDITED
+
+
+@pytest.mark.parametrize("verb", ["check", "hint", "watch"])
+def test_a_number_of_five_thousand_digits_is_no_exercise_in_one_line(verb, kit):
+    out = tao(kit, verb, "9" * 5000)
+    assert out.returncode == 2 and "no exercise" in out.stderr, out.stderr[-300:]
+    assert "limit" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+
+def test_a_full_disk_is_one_line_and_the_learners_file_stays_whole(kit):
+    from helpers import file_limit
+
+    start(kit, e02_wordcount=EDITED)
+    out = subprocess.run([sys.executable, "-m", "tao", "reset", "2", "--yes"], cwd=kit,
+                         env=kit_env(), capture_output=True, text=True, timeout=60,
+                         preexec_fn=file_limit(100))
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "File too large" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert (kit / "exercises" / "e02_wordcount.py").read_text() == EDITED
+
+
+SPINS = ("import time\n\n\ndef wordcount(args):\n    while True:  # a retry that swallows "
+         "everything, Ctrl-C too\n        try:\n            time.sleep(0.05)\n"
+         "        except:  # noqa: E722\n            pass\n\n\n"
+         "def add_wordcount(tools):\n    return tools\n")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes `pid` started (Linux)."""
+    path = f"/proc/{pid}/task/{pid}/children"
+    try:
+        with open(path) as file:
+            return [int(child) for child in file.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    """True if process `pid` runs (a zombie waiting for its parent does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["ctrl_c", "killed"])
+def test_the_check_process_dies_with_tao_whatever_the_learners_code_does(how, kit):
+    """The learner's code swallows every exception, KeyboardInterrupt too: Ctrl-C (sent to
+    the terminal's whole process group) or a kill of tao must still end the forked test
+    process, not leave it spinning with no parent."""
+    import signal
+
+    if not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"):
+        pytest.skip("needs Linux's /proc")
+    start(kit, e02_wordcount=SPINS)
+    process = subprocess.Popen([sys.executable, "-m", "tao", "check", "2"], cwd=kit,
+                               env=kit_env(TAO_CHECK_TIMEOUT="120"), start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    children = []
+    try:
+        deadline = time.monotonic() + 60
+        while not children and time.monotonic() < deadline:
+            children = _children(process.pid)
+            time.sleep(0.1)
+        assert children, "tao check started no test process"
+        time.sleep(2)  # the test is in the learner's loop by now
+        if how == "ctrl_c":
+            os.killpg(process.pid, signal.SIGINT)
+            assert process.wait(timeout=30) == 130
+        else:
+            process.kill()
+            process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(map(_alive, children)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(_alive, children)), "the test process outlived tao"
+    finally:
+        for pid in children:  # whatever happened above: nothing left behind
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -146,7 +147,7 @@ def test_a_missing_or_broken_recording_is_one_line(tmp_path):
     with pytest.raises(ProviderError, match="not valid JSON"):
         build_provider(f"replay:{tmp_path / 'bad.json'}")
     out = run_stage("07", "--record", str(tmp_path / "no" / "run.json"), stdin="hi\n\n")
-    assert out.returncode == 1 and "cannot write" in out.stderr
+    assert out.returncode == 2 and "no folder" in out.stderr  # said before the session
 
 
 @pytest.mark.sdk
@@ -205,7 +206,7 @@ def test_tao_replay_runs_the_recorded_stage_with_its_options_and_typed_lines(tmp
     assert again.returncode == 0 and "differs" not in again.stderr, again.stderr
     assert steady(again.stdout) == steady(first.stdout)
     session = json.loads(recording.read_text())[0]["request"]["session"]
-    assert session == {"stage": "08", "argv": argv}  # --record itself is not kept
+    assert session == {"stage": "08", "argv": ["--budget=300"]}  # --record is not kept
 
 
 def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp_path):
@@ -213,7 +214,7 @@ def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp
     first = run_stage("01", "--provider", "offline", "--record", str(recording),
                       "What is an agent loop?")
     assert json.loads(recording.read_text())[0]["request"]["session"]["argv"] == [
-        "What is an agent loop?"]
+        "--", "What is an agent loop?"]
     again = run_tao("replay", str(recording))
     assert again.returncode == 0, again.stderr
     assert steady(again.stdout) == steady(first.stdout)
@@ -305,12 +306,14 @@ def test_a_stage_session_recorded_on_a_real_server_replays_with_no_typing():
     assert len(turns) == 2 and all("tokens not reported by the server" in t for t in turns)
 
 
-def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files():
-    from shared.stage_main import stage_arguments
-
-    argv = ["--provider=openai", "--budget", "300", "--record", "r.json", "--constrain",
-            "--model", "m", "--quirk", "fenced", "--save-trace", "t.svg", "--show-wire", "hi"]
-    assert stage_arguments(argv) == ["--budget", "300", "--show-wire", "hi"]
+def test_a_recording_keeps_the_stages_own_options_not_the_model_or_the_files(tmp_path):
+    recording, trace = tmp_path / "r.json", tmp_path / "t.svg"
+    out = run_stage("08", "--provider=offline", "--budget", "300", "--record", str(recording),
+                    "--model", "m", "--quirk", "fenced", f"--save-trace={trace}",
+                    "--show-wire", stdin="hi\n\n")
+    assert out.returncode == 0, out.stderr
+    session = json.loads(recording.read_text())[0]["request"]["session"]
+    assert session == {"stage": "08", "argv": ["--budget=300", "--show-wire=anthropic"]}
 
 
 # ======================================================================================
@@ -329,10 +332,10 @@ def one_turn_recording(tmp_path, stage="08", argv=("--budget", "500"), typed=("h
 def test_a_stage_keeps_its_own_options_only_when_it_is_the_stage_recorded(tmp_path):
     path = one_turn_recording(tmp_path)
     folder, argv, stdin = tao_replay.replay_plan(path)
-    assert folder == stage_dir("08") and argv[:2] == ["--budget", "500"]
+    assert folder == stage_dir("08") and argv[2:] == ["--budget", "500"]
     assert stdin == "hi\n\n", "the lines typed, then an empty line that ends the session"
     same, argv, _ = tao_replay.replay_plan(path, "8")  # the same stage, named another way
-    assert same == stage_dir("08") and argv[:2] == ["--budget", "500"]
+    assert same == stage_dir("08") and argv[2:] == ["--budget", "500"]
     other, argv, _ = tao_replay.replay_plan(path, "07")
     assert other == stage_dir("07") and argv == ["--provider", f"replay:{path}"], (
         "stage 08's --budget means nothing to stage 07: replayed elsewhere, it is dropped")
@@ -361,3 +364,301 @@ def test_the_stage_run_here_finds_its_own_modules_first_and_gives_everything_bac
     assert out.getvalue().strip() == "the stage ['--x'] typed"
     assert (sys.argv, sys.stdin, sys.path) == before, "argv, stdin and the path come back"
     assert "loop" not in sys.modules
+
+
+# ---------------------------------------------------------------- issue 32: nothing written
+# that nobody asked for, nothing lost. Each test reproduces one defect as a learner meets it.
+
+RECORDED_07 = "what is 17 * 23?\n\n"
+
+
+def recorded(tmp_path, stage="07", stdin=RECORDED_07, *argv) -> Path:
+    """A fresh recording of `stage` answering `stdin`."""
+    path = tmp_path / f"rec{stage}.json"
+    out = run_stage(stage, *argv, "--record", str(path), stdin=stdin)
+    assert out.returncode == 0, out.stderr
+    return path
+
+
+def with_session(path: Path, session: dict) -> Path:
+    """The recording at `path`, its session replaced by `session` (a hand-made file)."""
+    entries = json.loads(path.read_text())
+    entries[0]["request"]["session"] = session
+    path.write_text(json.dumps(entries))
+    return path
+
+
+@pytest.mark.parametrize("option", ["--record", "--save-trace", "--rec", "--html",
+                                    "--model", "--provider", "--workspace", "--unconfined"])
+def test_a_recording_holding_an_option_a_replay_must_not_pass_is_refused(option, tmp_path):
+    """The options a session keeps are an allowlist: a recording that holds anything else
+    (a file to write, a model, an abbreviation) is refused whole, and nothing is written."""
+    victim = tmp_path / ("victim.html" if option in ("--save-trace", "--html") else "v.json")
+    victim.write_text("precious")
+    recording = recorded(tmp_path)
+    kind = {"verb": "compare"} if option == "--html" else {"stage": "07"}
+    with_session(recording, {**kind, "argv": [option, str(victim)]})
+    out = run_tao("replay", str(recording))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert option in out.stderr and "Traceback" not in out.stderr
+    assert victim.read_text() == "precious"
+
+
+def test_provider_replay_passes_no_option_so_it_reads_one_made_before_the_allowlist(tmp_path):
+    """An older recording kept every option but the model's and the files' (stage 11's
+    --workspace too): `tao replay` refuses to pass that again, `--provider replay:` passes
+    none and replays it."""
+    recording = with_session(recorded(tmp_path), {"stage": "07",
+                                                  "argv": ["--workspace", "home/project"]})
+    assert run_tao("replay", str(recording)).returncode == 2
+    out = run_stage("07", "--provider", f"replay:{recording}", stdin=RECORDED_07)
+    assert out.returncode == 0 and "differs" not in out.stderr, out.stderr
+
+
+def test_a_stage_takes_no_abbreviated_option_so_none_reaches_a_recording(tmp_path):
+    recording = tmp_path / "a.json"
+    out = run_stage("07", "--prov", "offline", "--rec", str(recording), stdin=RECORDED_07)
+    assert out.returncode == 2 and "--prov" in out.stderr and not recording.exists()
+    told = run_tao("compare", "--rec", str(recording))
+    assert told.returncode == 2 and not recording.exists()
+
+
+def test_a_replay_never_records_onto_the_recording_it_replays(tmp_path):
+    recording = recorded(tmp_path)
+    before = recording.read_text()
+    out = run_stage("07", "--provider", f"replay:{recording}", "--record", str(recording),
+                    stdin=RECORDED_07)
+    assert out.returncode == 1 and "replay" in out.stderr and "Traceback" not in out.stderr
+    told = run_tao("compare", "--provider", f"replay:{recording}", "--record",
+                   str(recording.parent / "." / recording.name))
+    assert told.returncode == 2 and len(told.stderr.strip().splitlines()) == 1, told.stderr
+    assert recording.read_text() == before
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("loop.py", "def agent_step(): ...\n"),  # a typo: --record loop.py
+    ("notes.json", '{"mine": true}\n'),  # JSON, but not a recording
+    ("script.json", '["hello"]\n'),  # a TAO_SCRIPT: replies, no requests
+])
+def test_record_refuses_a_file_it_did_not_make(name, content, tmp_path):
+    target = tmp_path / name
+    target.write_text(content)
+    out = run_stage("07", "--record", str(target), stdin=RECORDED_07)
+    assert out.returncode == 2 and "--record" in out.stderr and "Traceback" not in out.stderr
+    assert target.read_text() == content
+    told = run_tao("compare", "--record", str(target))
+    assert told.returncode == 2 and target.read_text() == content
+
+
+def test_record_writes_over_its_own_recording_and_nothing_else(tmp_path):
+    recording = recorded(tmp_path)
+    again = run_stage("07", "--record", str(recording), stdin="hello\n\n")
+    assert again.returncode == 0, again.stderr
+    assert "hello" in recording.read_text() and "17 * 23" not in recording.read_text()
+    missing = run_stage("07", "--record", str(tmp_path / "run.txt"), stdin=RECORDED_07)
+    assert missing.returncode == 2 and ".json" in missing.stderr
+
+
+
+def test_a_recording_that_cannot_be_written_ends_the_session_in_one_line_and_stays_valid(
+        tmp_path):
+    """The disk fills up after the first call: the session stops there with one line (not
+    "Exception ignored" and a session that goes on unrecorded), and the file still holds
+    the calls written before, as valid JSON."""
+    import subprocess
+
+    from helpers import clean_env, file_limit, stage_dir
+
+    recording = tmp_path / "run.json"
+    out = subprocess.run([sys.executable, str(stage_dir("07") / "main.py"), "--record",
+                          str(recording)], input="what is 17 * 23?\nhow many words are in "
+                         "'one two three'?\n\n", capture_output=True, text=True,
+                         env=clean_env(), timeout=60, preexec_fn=file_limit(2500))
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr
+    assert "--record" in out.stderr and "File too large" in out.stderr
+    assert "how many words" not in out.stdout  # the session stopped at the failed write
+    assert len(json.loads(recording.read_text())) == 1
+
+
+def test_a_recording_cut_off_mid_write_replays_the_calls_written_whole(tmp_path):
+    """What a kill during a write leaves: every call before it whole, the last one torn.
+    Both readers replay the whole calls and say the file was cut short."""
+    recording = recorded(tmp_path, "07", QUESTIONS)
+    text = recording.read_text()
+    torn = text[:text.rindex('"text"')]  # the last call's reply half written
+    recording.write_text(torn)
+    whole = len(json.loads(text)) - 1
+    out = run_stage("07", "--provider", f"replay:{recording}", stdin=QUESTIONS)
+    assert "cut short" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert f"recording ends after request {whole}" in " ".join(out.stderr.split())
+    again = run_tao("replay", str(recording))
+    assert "cut short" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_a_lone_surrogate_in_a_reply_is_recorded_and_replayed_as_it_came(tmp_path):
+    recording = tmp_path / "run.json"
+    split = "a character split in two \ud83d"  # half of an emoji, as a server may send it
+    out = run_stage("07", "--record", str(recording), stdin="hi\n\n", script=[split],
+                    tmp_path=tmp_path)
+    assert out.returncode == 0 and "Exception ignored" not in out.stderr, out.stderr
+    entries = json.loads(recording.read_text(encoding="utf-8"))
+    assert entries[0]["text"] == split
+    again = run_stage("07", "--provider", f"replay:{recording}", stdin="hi\n\n")
+    assert again.returncode == 0 and "\\ud83d" in again.stdout, again.stderr
+
+
+def test_the_recorder_writes_each_call_once_not_the_whole_file_again(tmp_path):
+    """What the recorder writes grows with the session, not with its square: 200 calls
+    write about the file's size (Linux counts a process's written bytes)."""
+    io_counts = Path("/proc/self/io")
+    if not io_counts.exists():
+        pytest.skip("needs /proc/self/io (Linux)")
+
+    def written() -> int:
+        return int(re.search(r"wchar: (\d+)", io_counts.read_text())[1])
+
+    recording = tmp_path / "run.json"
+    model = Recorder(ScriptedProvider(["a reply of some length " * 20] * 200), recording)
+    before = written()
+    for n in range(200):
+        model.call([{"role": "user", "content": f"question {n} " * 20}])
+    assert written() - before < 3 * recording.stat().st_size
+    assert len(json.loads(recording.read_text())) == 200
+
+
+def test_ctrl_c_stops_tao_compare_record_at_once(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    from helpers import ROOT, clean_env
+
+    recording = tmp_path / "run.json"
+    process = subprocess.Popen([sys.executable, "-m", "tao", "compare", "--runs", "50",
+                                "--record", str(recording)], cwd=ROOT, env=clean_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (
+                not recording.exists() or recording.stat().st_size < 1_500_000):
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Exception ignored" not in err and "Traceback" not in err, err
+    json.loads(recording.read_text())  # what was recorded stays valid
+
+
+def test_every_key_the_kit_knows_of_is_hidden_whichever_provider_answers(tmp_path):
+    """The offline model answers; the learner types a key glued to a word, and another
+    provider's key is in the environment: neither reaches the recording."""
+    anthropic = "sk-ant-api03-" + "A1b2C3d4" * 5
+    openai = "not-shaped-like-a-key-0123456789"  # a key from a gateway, say
+    recording = tmp_path / "run.json"
+    out = run_stage("07", "--provider", "offline", "--record", str(recording),
+                    stdin=f"token_{anthropic} and {openai}\n\n", OPENAI_API_KEY=openai)
+    assert out.returncode == 0, out.stderr
+    saved = recording.read_text()
+    assert anthropic not in saved and "A1b2C3d4" not in saved and openai not in saved
+    assert "[key hidden]" in saved
+    assert "risk-averse" == redact_plain("risk-averse")  # a word with sk- in it stays
+
+
+def redact_plain(text: str) -> str:
+    from shared.providers.base import redact
+
+    return redact(text)
+
+
+DEEP = "[" * 500 + "]" * 500
+SHAPES = {  # (what is in the file, a word of the one line that refuses it)
+    "a plain TAO_SCRIPT": ('["hello"]', "not a recording"),
+    "a request that is a number": ('[{"request": 5}]', "not a recording"),
+    "a stage that is a number": (
+        '[{"request": {"messages": [], "session": {"stage": 7, "argv": []}}, "text": "x"}]',
+        "stage"),
+    "options that are a number": (
+        '[{"request": {"messages": [], "session": {"stage": "07", "argv": 5}}, "text": "x"}]',
+        "options"),
+    "a 500-deep array": ('[{"request": {"messages": ' + DEEP + '}, "text": "x"}]', "deep"),
+    "a 500-deep array alone": (DEEP, "deep"),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_both_readers_of_a_recording_refuse_any_wrong_shape_in_one_line(shape, tmp_path):
+    content, says = SHAPES[shape]
+    path = tmp_path / "run.json"
+    path.write_text(content)
+    stage = run_stage("07", "--provider", f"replay:{path}", stdin="hi\n\n")
+    verb = run_tao("replay", str(path), "--stage", "07")
+    for out in (stage, verb):
+        assert out.returncode in (1, 2) and "Traceback" not in out.stderr, out.stderr
+        assert says in out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
+
+
+HOSTILE_NAME = "evil\x1b]0;pwned\x07\x1b[2J[/bold]"  # sets a window title, clears the screen
+
+
+def test_a_recordings_model_field_and_its_file_name_reach_the_screen_visible(
+        tmp_path):
+    recording = recorded(tmp_path, "07", QUESTIONS)
+    entries = json.loads(recording.read_text())
+    for entry in entries:
+        entry["request"]["model"] = HOSTILE_NAME
+        entry["request"].pop("typed", None)  # so tao replay names the file in a notice
+    named = tmp_path / "run\x1b[2J.json"
+    named.write_text(json.dumps(entries))
+    runs = [run_stage("07", "--provider", f"replay:{named}", stdin=QUESTIONS),
+            run_tao("replay", str(named), "--stage", "07", stdin=QUESTIONS)]
+    for out in runs:
+        assert "\x1b" not in out.stdout + out.stderr and "\\x1b" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+
+
+@pytest.mark.sdk
+def test_a_tao_model_reaches_the_screen_visible(tmp_path):
+    """TAO_MODEL is shown where a provider names its model (an SDK one: no call is made,
+    the session ends at once)."""
+    out = run_stage("07", stdin="", TAO_MODEL=HOSTILE_NAME, OPENAI_API_KEY="k",
+                    OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert "\x1b" not in out.stdout + out.stderr, out.stdout + out.stderr
+    assert "\\x1b" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_ctrl_c_in_tao_replay_ends_it_with_130_not_a_divergence(tmp_path):
+    """Stage 10's stand-in tools take their seconds again in a replay: Ctrl-C lands in
+    one, where a live session would take it for a cancelled reply and read on."""
+    import select
+    import signal
+    import subprocess
+    import time
+
+    from helpers import ROOT, clean_env
+
+    slow = "Fetch 'example.org', taking 3 seconds.\n"
+    recording = recorded(tmp_path, "10", slow + "What time is it?\n\n")
+    process = subprocess.Popen([sys.executable, "-m", "tao", "replay", str(recording)],
+                               cwd=ROOT, env=clean_env(PYTHONUNBUFFERED="1"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        seen, deadline = b"", time.monotonic() + 60
+        while b"act" not in seen and time.monotonic() < deadline:
+            if select.select([process.stdout], [], [], 0.2)[0]:
+                seen += os.read(process.stdout.fileno(), 65536)
+        assert b"act" in seen, seen
+        time.sleep(0.5)  # the tool has started (its event loop too): it waits its seconds
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    err = err.decode()
+    assert process.returncode == 130, err
+    assert "differs" not in err and "Traceback" not in err, err

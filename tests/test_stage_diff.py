@@ -92,3 +92,23 @@ def test_blank_lines_are_not_counted_in_a_step():
 
     change = FileDiff("loop.py", ["a\n", "b\n"], ["a\n", "\n", "c\n", "   \n"])
     assert change.counts() == (1, 1), "only `b` -> `c` is a change of code"
+
+
+# ---------------------------------------------------------------- issue 32: a file that is
+# not text (an editor's swap file, .DS_Store) is skipped, and said to be
+
+
+def test_a_file_that_is_not_text_is_skipped_and_named(two_stages, capsys):
+    (two_stages / "02_new" / ".loop.py.swp").write_bytes(b"b0VIM 9.0\x00\x00\xff\xfe" * 50)
+    (two_stages / "02_new" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    out = diff(capsys, "02", "--docs")
+    for name in (".loop.py.swp", "logo.png"):
+        assert f"{name}" in out and "not text" in row_of(out, name)
+    assert "+    return 2" in out  # the code diff as ever
+
+
+def row_of(screen: str, name: str) -> str:
+    """The one line of `screen` that names `name`."""
+    lines = [line for line in screen.splitlines() if name in line]
+    assert len(lines) == 1, screen
+    return lines[0]

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers, when run as
 
 # ruff: noqa: E402  (the imports below need tests/ on sys.path, set just above)
 from fake_api import FakeAPI, anthropic_stream, check_anthropic, check_openai, openai_stream
-from helpers import ROOT, load_stage, run_stage, stage_dir, with_twins
+from helpers import ROOT, STAGE_DIRS, load_stage, run_stage, stage_dir, with_twins
 
 from shared.providers import OfflineProvider, ProviderError, Reply, ScriptedProvider
 from shared.providers.anthropic_provider import AnthropicProvider, to_anthropic
@@ -1138,3 +1138,21 @@ def test_a_plain_tool_left_behind_by_its_timeout_does_not_hold_the_process(monke
         assert all(t.daemon for t in left), "a thread left behind must not keep Python alive"
     finally:
         release.set()
+
+
+# ---------------------------------------------------------------- issue 32: a wrap-up that
+# breaks off mid-stream is one answer, marked as elsewhere
+
+
+@pytest.mark.parametrize("stage", [d.name[:2] for d in STAGE_DIRS if d.name >= "09"])  # and on
+def test_a_wrap_up_that_breaks_off_mid_stream_is_one_answer_marked_cut_off(stage, tmp_path):
+    script = [{"text": "", "tool_calls": [{"id": "c1", "name": "wordcount",
+                                           "args": {"text": "a b"}}]},
+              {"error": "the server hung up", "partial": "I counted the words and fo"}]
+    out = run_stage(stage, "--max-iterations", "1", stdin="count 'a b'\n\n", script=script,
+                    tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    screen = out.stdout
+    assert "I counted the words and fo [cut off]" in screen, screen
+    assert screen.count("tao  ") == 1, "one answer: the half sentence, marked"
+    assert "I stopped after" not in screen  # no second, fallback answer under it

@@ -138,6 +138,12 @@ class Divergence(Exception):
     answering from a recording that no longer fits."""
 
 
+class RecordError(Exception):
+    """--record's file can no longer be written (a full disk, say): the session ends, in
+    one line, with the calls written so far still a valid recording. Not a ProviderError,
+    for the reason a Divergence is not one: a session that went on would go unrecorded."""
+
+
 class Provider:
     """Base class: one model behind two entry points.
 
@@ -256,7 +262,11 @@ class Wrapper(Provider):
         return self.provider.describe()
 
 
-_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}")  # OpenAI and Anthropic keys start sk-
+# OpenAI and Anthropic keys start sk-: one not glued to a letter or digit ("token_sk-…"
+# too), or, glued to anything, one with a key's own prefix (sk-ant-, sk-proj-...); a word
+# like "risk-averse" stays
+_KEY_LIKE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-*]{6,}"
+                       r"|sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_\-*]{6,}")
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:

@@ -51,7 +51,7 @@ class ScriptedProvider(Provider):
             raise ProviderError(f"{where} is not valid JSON ({exc})") from None
         if not isinstance(items, list):
             raise ProviderError(f"{where} must hold {SCRIPT_SHAPE}")
-        return cls([_entry(item, number, where) for number, item in enumerate(items, 1)])
+        return cls([script_entry(item, number, where) for number, item in enumerate(items, 1)])
 
     def turn(self, messages, system, tools: tuple[Tool, ...],
              options: Options = NO_OPTIONS) -> Iterator[str | Reply]:
@@ -76,7 +76,7 @@ def _deltas(text: str) -> list[str]:
     return re.findall(r"\s*\S+\s*|\s+", text)
 
 
-def _entry(item, number: int, where: str) -> str | Reply | ProviderError:
+def script_entry(item, number: int, where: str) -> str | Reply | ProviderError:
     """One script entry as a reply (or a fault); a wrong shape is a ProviderError."""
     if isinstance(item, str):
         return item

@@ -172,8 +172,8 @@ def wrap_up(messages: list[dict], sent: list[dict], provider, system: str, reaso
         summary = "" if reply.tool_calls else reply.text.strip()
         if summary and reply.stop_reason == "max_tokens":
             summary += "\n[the summary was cut off at the token limit]"
-    except ProviderError:
-        summary = ""
+    except ProviderError as exc:  # it broke off: what came, marked, is the one answer
+        summary = f"{exc.partial} [cut off]" if exc.partial.strip() else ""
     return finish(messages, summary or NO_SUMMARY.format(n=iterations), reason)
 
 

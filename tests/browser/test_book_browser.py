@@ -172,3 +172,23 @@ def test_screenshots_of_the_main_pages(book, browser):
                 browser.screenshot(path=SHOTS / f"{lang}-{stem}-{name}.png",
                                    full_page=page == "index.html")
     assert len(list(SHOTS.glob("*.png"))) >= 12
+
+
+@pytest.mark.timeout(120)
+def test_a_readme_that_tries_to_load_remote_things_makes_no_request_leave_the_disk(
+        tmp_path, browser):
+    """A README with a script, remote pictures (HTML and Markdown), a frame, a remote
+    stylesheet and remote url()s: the book shows them as text or links, and the browser,
+    opening every page of it, asks for nothing that is not a local file."""
+    from test_book import HOSTILE, no_comparisons, small_repo  # the hostile README's text
+
+    out = tmp_path / "book"
+    builder.build(out, small_repo(tmp_path, HOSTILE), no_comparisons)
+    first = len(browser.requests)
+    for path in sorted(p for p in out.rglob("*.html") if p != out / "index.html"):
+        visit(browser, path.as_uri(), WIDTHS["laptop"])  # (index.html: a redirect)
+        assert browser.title() != "script ran", path
+    asked = browser.requests[first:]
+    assert asked and all(url.startswith("file://") for url in asked), (
+        [url for url in asked if not url.startswith("file://")])
+    browser.errors.clear()  # a page of this book, not of the real one
