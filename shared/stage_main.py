@@ -33,10 +33,10 @@ from .providers import (
     Divergence,
     Provider,
     ProviderError,
-    RecordError,
     build_provider,
     choose_provider,
 )
+from .providers.base import RecordError
 from .terminal import prepare_terminal
 from .trace import Trace
 
@@ -216,8 +216,9 @@ def open_session(args: argparse.Namespace, env=None) -> Session:
     trace = Trace(save=args.save_trace)
     record = getattr(args, "record", None)
     session = None
-    if record and getattr(args, "stage", None):  # a stage's own parser: its recording
-        from .providers.replay import kept_options  # says which, and its kept options
+    if getattr(args, "stage", None) and (record or AROUND):  # a stage's own parser: its
+        from .providers.replay import kept_options  # recording (or tao debug's script) says
+        # which stage, and the options it keeps
 
         session = {"stage": args.stage, "argv": kept_options("stage", args.given)}
     return Session(connect(provider, trace, show_wire, record, session), trace)

@@ -21,8 +21,6 @@ import json
 import os
 import re
 import shutil
-import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -324,24 +322,10 @@ class Trace:
                 self.console.file = screen
 
     def _save(self, path: Path) -> None:
-        """Write the recording to `path`, whole or not at all; if that fails, to a
-        temporary file; and say which. Ctrl-C waits until the file is written."""
-        from .files import uninterrupted  # only a save pays for it
+        """Write what was shown to `path`, as SVG or HTML, whole (shared/files.py)."""
+        from .files import save_console  # only a save pays for it
 
-        with uninterrupted():
-            html = path.suffix.lower() in (".html", ".htm")
-            text = (self.console.export_html(clear=False) if html
-                    else self.console.export_svg(title="tao trace", clear=False))
-            data = text.encode("utf-8", "backslashreplace")  # a lone surrogate is no excuse
-            try:
-                _write_whole(path, data)
-            except OSError as exc:
-                rescue = _rescue(data, path.suffix)
-                where = f"saved it to {rescue} instead" if rescue else "nothing was saved"
-                print(f"could not save the trace to {path} ({exc.strerror or exc}): {where}",
-                      file=sys.stderr)
-                return
-            print(say("trace saved to {path}", path=path), file=sys.stderr)
+        save_console(self.console, path)
 
 
 class Flow:
@@ -444,25 +428,6 @@ def _releasable(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
                 hold = n
                 break
     return text[:len(text) - hold], text[len(text) - hold:]
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write `data` to a file beside `path`, then put it in place: never half a file."""
-    from .files import write_whole  # only a save pays for it
-
-    write_whole(path, data)
-
-
-def _rescue(data: bytes, suffix: str) -> str | None:
-    """Where `data` was saved instead, in the temporary folder; None if that failed too."""
-    handle, rescue = tempfile.mkstemp(prefix="tao-trace-", suffix=suffix)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-    except OSError:
-        Path(rescue).unlink(missing_ok=True)
-        return None
-    return rescue
 
 
 def _usage_of(reply) -> dict | None:

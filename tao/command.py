@@ -20,7 +20,7 @@ import os
 import sys
 
 from shared.printable import visible
-from shared.providers import RecordError
+from shared.providers.base import RecordError
 from shared.providers.offline import QUIRKS
 from shared.stage_main import at_least_one, record_path
 from shared.trace import make_console

@@ -10,17 +10,7 @@ from __future__ import annotations
 
 import os
 
-from .base import (
-    Divergence,
-    Options,
-    Provider,
-    ProviderError,
-    Reasoning,
-    RecordError,
-    Reply,
-    Tool,
-    ToolCall,
-)
+from .base import Divergence, Options, Provider, ProviderError, Reasoning, Reply, Tool, ToolCall
 from .defaults import DEFAULT_MODELS, KEY_VARS, OLLAMA_BASE_URL
 
 # the stand-in models, imported on first use (`from shared.providers import ScriptedProvider`
@@ -33,7 +23,7 @@ PROVIDERS = ("anthropic", "openai", "ollama", "local", "offline")
 __all__ = [
     "DEFAULT_MODELS", "Divergence", "KEY_VARS", "OLLAMA_BASE_URL", "PROVIDERS", "FallbackProvider",
     "OfflineProvider", "Options", "Provider", "ProviderError", "Reasoning",
-    "RecordError", "Reply", "ScriptedProvider", "Tool", "ToolCall", "build_provider",
+    "Reply", "ScriptedProvider", "Tool", "ToolCall", "build_provider",
     "choose_provider", "get_provider",
 ]
 
