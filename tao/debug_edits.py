@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared.files import write_whole
 from shared.providers import ProviderError, Reply
 from shared.providers.base import redact
 from shared.providers.replay import reply_record, request_record
@@ -182,12 +183,9 @@ class Script:
         if not self.entries:
             raise Refused(text("debug.nothing_to_save"))
         data = json.dumps(self.entries, indent=1, ensure_ascii=False) + "\n"
-        part = path.with_name(f".{path.name}.{os.getpid()}.part")
         try:
-            part.write_text(redact(data, secrets), encoding="utf-8")
-            os.replace(part, path)
+            write_whole(path, redact(data, secrets))
         except OSError as exc:
-            part.unlink(missing_ok=True)
             raise Refused(text("debug.cannot_write", path=where, why=exc.strerror)) from None
         return path
 
