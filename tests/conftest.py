@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -32,6 +33,12 @@ import netguard  # noqa: E402  (network_guard/ is on sys.path from the line abov
 from helpers import REMOVED, Terminal  # noqa: E402
 
 netguard.install()
+# A shell starts a background job (`uv run pytest &` in a script) with Ctrl-C ignored, and
+# every process the tests start would inherit that: Python then installs no
+# KeyboardInterrupt at all, and the tests of what Ctrl-C does could not pass. Tests run
+# with Ctrl-C as a terminal has it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # tao speaks the language of TAO_LANG or the locale (tao/i18n.py): the tests read
 # its English, whatever the developer's shell says; a test of the French sets TAO_LANG=fr
 os.environ["TAO_LANG"] = "en"
