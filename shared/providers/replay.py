@@ -223,8 +223,9 @@ def _session(entries: list[dict], path: str) -> tuple[dict, list[str]]:
 
 def replayable(kind: str, argv: list[str], path: str = "") -> list[str]:
     """`argv` if a replay may pass it again: only KEPT[kind]'s options (--name=value,
-    --name and a value that is no option, or a bare FLAGS name), and a stage's own words; else BadRecording
-    naming the first option that is not. The one filter, on the way out and the way in."""
+    --name and a value that is no option, or a bare FLAGS name), and a stage's own words;
+    else BadRecording naming the first option that is not. The one filter, on the way out
+    and the way in."""
     rest = iter(argv)
     for arg in rest:
         if arg == "--" and kind == "stage":
