@@ -3,7 +3,7 @@
     parser = stage_parser(__doc__)       # --provider, --model, --save-trace, --show-wire
     args = parser.parse_args()
     with open_session(args) as (provider, trace):   # the one wiring point
-        chat(provider, trace, ...)       # worked_examples(args, trace): --examples' history
+        chat(provider, trace, ...)       # with --examples: worked_examples(args, trace)
     run(main)                            # clean one-line errors, never a traceback
 
 `open_session` is the one place where the model meets the screen: it builds the provider
