@@ -101,3 +101,16 @@ def test_a_result_with_braces_or_a_newline_is_shown_as_it_came(ex):
     assert got[2]["content"] == '<tool_result tool="now">\n{result} at\nnoon\n</tool_result>'
     assert got[3]["content"] == "It is {result} at\nnoon (UTC).", (
         f"the result goes in once, as it is: {got[3]['content']!r}")
+
+
+def test_each_call_runs_the_tools_again_and_leaves_examples_as_it_was(ex):
+    table = copy.deepcopy(getattr(ex, "EXAMPLES", None))
+    first = build(ex, {"now": lambda args: " noon\n"})
+    assert first[2]["content"] == '<tool_result tool="now">\n noon\n\n</tool_result>', (
+        "RESULT is str() of what the tool returned, spaces and newlines included: "
+        f"{first[2]['content']!r}")
+    second = build(ex, {"now": lambda args: "midnight"})
+    assert "midnight" in second[2]["content"] and "midnight" in second[3]["content"], (
+        f"a second call runs the tools again: nothing is kept from the first. Got {second}")
+    assert "noon" not in json.dumps(second), f"the first call's result came back: {second}"
+    assert ex.EXAMPLES == table, "EXAMPLES is never changed, not even to remember a result"
