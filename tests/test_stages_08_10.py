@@ -400,6 +400,7 @@ def test_the_same_error_from_other_arguments_is_no_progress(loop):
 @every_later_loop
 @pytest.mark.parametrize("wrap_up", [
     calls(wc("c9")),  # the model asks for a tool anyway: not run, not an answer
+    calls(wc("c9"), text="Let me count once more."),  # its text is no summary either
     "   ",  # nothing said
     ProviderError("offline: boom"),  # the wrap-up call itself fails
 ])
