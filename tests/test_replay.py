@@ -10,6 +10,8 @@ What a learner sees, each held by a test below:
   change; anything else about it is a change;
 - a fault is replayed as it happened, at the same call, with the text the learner saw
   before it broke off, even when the fault itself did not carry that text;
+- a reply cut off by Ctrl-C is left out of the recording, with the line typed for it
+  (the stage keeps neither in its history), and the file stays whole;
 - a recording keeps no key, no model choice, no file to write; a torn or wrong one is one line;
 - Ctrl-C ends `tao replay` and `tao compare --record` with exit 130.
 """
@@ -255,6 +257,35 @@ def test_a_reply_cut_off_by_a_fault_is_recorded_with_what_was_shown(tmp_path):
     with pytest.raises(ProviderError, match="hung up") as caught:
         replay.call(messages, on_text_delta=shown.append)
     assert "".join(shown) == caught.value.partial == "Half a"  # the screen, as it was
+
+
+class CancelledOnce(ScriptedProvider):
+    """A first reply the learner cuts off with Ctrl-C after its first words; then replies."""
+
+    cancelled = False
+
+    def turn(self, messages, system, tools, options=None):
+        if not self.cancelled:
+            self.cancelled = True
+            yield "Half a"
+            raise KeyboardInterrupt
+        yield from super().turn(messages, system, tools, options)
+
+
+def test_a_reply_cut_off_by_ctrl_c_is_left_out_of_the_recording_with_its_line(tmp_path):
+    # stage 07 keeps no trace of a cancelled reply in its history: nor does the recording
+    path = tmp_path / "run.json"
+    model = Recorder(CancelledOnce(["Two."]), path)
+    model.typed("one")
+    with pytest.raises(KeyboardInterrupt):  # the stage sees Ctrl-C, as without --record
+        model.call([{"role": "user", "content": "one"}])
+    assert json.loads(path.read_text()) == []  # still a whole recording
+    model.typed("two")
+    then = [{"role": "user", "content": "two"}]
+    model.call(then)
+    [entry] = json.loads(path.read_text())
+    assert entry["request"]["typed"] == ["two"] and entry["text"] == "Two."
+    assert ReplayProvider.from_recording(str(path)).call(then).text == "Two."
 
 
 # ---------------------------------------------------------------- tao replay FILE
