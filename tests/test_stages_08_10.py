@@ -327,7 +327,7 @@ def test_the_cap_ends_with_a_summary_from_a_call_with_the_tools_switched_off(loo
     assert accepted(turn.messages) is None, "the kept history must stay valid"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_the_wrap_up_is_sent_the_history_cut_to_the_budget(loop, monkeypatch):
     dump = Tool("dump", "Return a log.", {"type": "object"}, lambda args: "line\n" * 20000)
     monkeypatch.setattr(loop, "TOOLS", [dump])  # one observation far over any budget
@@ -379,7 +379,7 @@ def test_the_same_call_again_and_again_ends_the_turn_as_no_progress(loop):
     assert "2 times of 3" in shown and "3 times of 3" in shown, "the trace counts"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_different_calls_and_one_parallel_reply_are_progress(loop):
     model = ScriptedProvider([calls(wc("a", "one"), wc("b", "one"), wc("c", "one")),
                               calls(wc("d", "two words")), calls(wc("e", "three more words")),
@@ -389,7 +389,7 @@ def test_different_calls_and_one_parallel_reply_are_progress(loop):
     "different calls, are not going in circles"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_the_same_error_from_other_arguments_is_no_progress(loop):
     model = ScriptedProvider([calls(ToolCall(f"c{i}", "nosuchtool", {"try": i}))
                               for i in range(3)] + ["Sorry."])
@@ -715,7 +715,7 @@ if __name__ == "__main__":
     print(budget_report())
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_ctrl_c_mid_turn_keeps_the_turn_so_far_and_the_next_request_repairs_it(loop):
     calls_then_cut = calls(wc("c1"), wc("c2", "a b"))
     model = ScriptedProvider([calls_then_cut, KeyboardInterrupt(), "Two counts: 3 and 2."])
