@@ -2,7 +2,19 @@
 and 07, two exercises, the golden transcripts, the recorded SmolLM2 run) with one French
 twin added, then read back with the stdlib's HTML parser: every internal link resolves,
 nothing is fetched, the diff and transcript are there, the French side switches.
-tests/browser/ opens the real book in a real browser."""
+tests/browser/ opens the real book in a real browser.
+
+What a reader of the book sees, each held by a test below:
+- every internal link lands on a page, and on an id there; nothing comes from another site;
+- a heading gets the id GitHub gives it, a repeated one `-1`, `-2`... as GitHub counts,
+  so a README's `#anchor` lands on the same heading in the book;
+- a README link to a repository file opens a page showing it; a file linked from such a
+  page gets its page too; a link to a folder or to nothing becomes plain text;
+- only the repository's own files are copied: not a file above it (`../..`), not one a
+  link leads out to, not one git does not track, and outside git no hidden file (.env);
+- raw HTML in a README is shown as text, never run; a comment is dropped;
+- the French side switches page for page; a bad or full `--out` is one line.
+"""
 
 from __future__ import annotations
 
@@ -245,6 +257,12 @@ def test_a_heading_gets_the_id_github_gives_it():
     assert builder.slug("Text or native? Measured", seen) == "text-or-native-measured-1"
 
 
+def test_a_heading_repeated_three_times_gets_three_ids():
+    # GitHub's ids for "## Run it" three times on one page: run-it, run-it-1, run-it-2
+    seen: set[str] = set()
+    assert [builder.slug("Run it", seen) for _ in range(3)] == ["run-it", "run-it-1", "run-it-2"]
+
+
 # ---------------------------------------------------------------- issue 32: the book copies
 # only the repository's own files, lets no HTML through, and checks --out first
 
@@ -370,3 +388,32 @@ def test_a_full_disk_is_one_line_and_leaves_the_book_there_before_as_it_was(tmp_
     assert "File too large" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert (out / "en" / "index.html").read_text() == "the old book"
     assert [p.name for p in tmp_path.iterdir()] == ["book"]  # nothing half-built beside it
+
+
+def test_a_file_linked_from_a_linked_page_gets_a_page_too(tmp_path):
+    repo = small_repo(tmp_path, "See [the notes](../../notes/NOTES.md).")
+    notes = repo / "notes"
+    notes.mkdir()
+    (notes / "NOTES.md").write_text("# Notes\n\nThe [sample](sample.txt) and [more](MORE.md).\n")
+    (notes / "MORE.md").write_text("# More\n\nAnd [the last one](last.txt).\n")
+    (notes / "sample.txt").write_text("a sample line\n")
+    (notes / "last.txt").write_text("the last line\n")
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    files = out / "en" / "files" / "notes"
+    for name in ("NOTES.md", "MORE.md", "sample.txt", "last.txt"):  # two links deep, and three
+        assert (files / f"{name}.html").exists(), name
+    assert "the last line" in (files / "last.txt.html").read_text(encoding="utf-8")
+
+
+def test_outside_git_a_hidden_file_is_never_copied(tmp_path):
+    # a kit unpacked from an archive: no git to say what is tracked
+    repo = small_repo(tmp_path, "[the settings](.env) and [the loop](loop.py)")
+    settings = repo / "stages" / "06_tool_registry" / ".env"
+    settings.write_text("OPENAI_API_KEY=sk-hidden-value-7q2\n")
+    out = tmp_path / "book"
+    builder.build(out, repo, no_comparisons)
+    every_page = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
+    leak = every_page.find("hidden-value-7q2")
+    assert leak < 0, every_page[leak - 300:leak + 50]
+    assert "near_misses" in every_page  # the stage's own code is shown

@@ -1,4 +1,12 @@
-"""The `tao` command: every verb, and one-line errors for bad arguments."""
+"""The `tao` command: every verb, and one-line errors for bad arguments.
+
+What a user of `tao` sees, each held by a test below:
+- every verb has its help, and a mistake in the call is one line and exit 2;
+- Ctrl-C in any verb ends it with exit 130 and one line ("interrupted"), no traceback
+  (the verbs that wait on something, `tao replay`, `tao compare --record`, `tao check`,
+  `tao debug`, are also sent a real SIGINT in their own test files);
+- a reader that stops reading (`| head`) ends a verb quietly, exit 1.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +23,7 @@ from fake_api import FakeAPI
 from helpers import ROOT, STAGE_DIRS, clean_env, run_stage, run_tao
 from test_stage_claims import CHECKS
 
-from tao import main, repo
+from tao import command, main, repo
 
 WIDE = "250"  # no wrapping, so a whole table cell or answer is on one line
 
@@ -343,3 +351,21 @@ def _set_up(step: str | None, kit: Path, env: dict) -> None:
         subprocess.run([sys.executable, "stages/07_native_tools/main.py", "--record",
                         "rec.json"], cwd=kit, env=env, input="hi\n\n", text=True,
                        capture_output=True, timeout=120, check=True)
+
+
+# the arguments each verb needs to get past its parser (the rest take none)
+VERB_ARGS = {"run": ["02"], "diff": ["01"], "solution": ["1"], "replay": ["run.json"],
+             "audit": ["audit.log"], "debug": ["04"], "port-test": ["07", "--", "true"]}
+
+
+def test_ctrl_c_in_every_verb_exits_130(monkeypatch):
+    listed = re.findall(r"^ {4}(\S+)(?: {2,}\S|$)", run_tao("--help").stdout, re.M)
+    assert len(listed) == len(command.COMMANDS) >= 17  # every verb `tao --help` names
+
+    def ctrl_c(args, console):  # Ctrl-C, wherever in the verb's work it lands
+        raise KeyboardInterrupt
+
+    for verb in listed:
+        monkeypatch.setitem(command.COMMANDS, verb, ctrl_c)
+        out = run_tao(verb, *VERB_ARGS.get(verb, []))
+        assert (out.returncode, out.stderr, out.stdout) == (130, "\ninterrupted\n", ""), verb

@@ -1,5 +1,19 @@
 """`tao compare`: the task set, the grading (against runs whose right answer is known),
-the outputs, and a recorded comparison replayed to the same numbers."""
+the outputs, and a recorded comparison replayed to the same numbers.
+
+What a learner reads in the grades, each held by a test below:
+- a right run passes every grade: one well-formed call, the right tool, the right
+  arguments, a right answer;
+- the wrong tool, the wrong arguments, a call written wrong (coached, or left as the
+  answer) and a guess with no call each show in their own grade;
+- an argument is compared without spaces or case (`17*23` holds `17 * 23`);
+- a call where none was needed, even to a tool that does not exist, is an unneeded call,
+  and the answer built on it is not right;
+- each failure is filed under its kind, which names its fix: broken arguments, an unknown
+  tool, a missing argument (in either protocol), a call left as the answer;
+- a run stopped at the iteration cap is never a right answer, whatever its message holds;
+- a recorded comparison replays to the same numbers, and stops at the first change.
+"""
 
 from __future__ import annotations
 
@@ -98,6 +112,46 @@ def test_broken_native_arguments_and_an_unknown_tool_are_errors_by_kind():
     assert sorted(result.errors) == ["broken_args", "unknown_tool"]
     assert result.malformed == 1 and result.right_args and result.answer_ok
     assert all(kind in compare.FIXES for kind in result.errors)
+
+
+def test_a_call_to_a_tool_that_does_not_exist_is_an_unneeded_call():
+    # a greeting needs no tool: a call to a tool the registry lacks is still a call
+    task = compare.Task("t", "no_tool", "Hello! Who are you?", answer=["tao"])
+    for protocol, call in (("text", '{"tool": "weather", "args": {}}'),
+                           ("native", Reply("", [ToolCall("c1", "weather", {})], "tool_use"))):
+        result = graded(protocol, [call, "I am tao."], task)
+        assert result.unneeded_call and not result.answer_ok, protocol
+        assert not result.right_tool and {"unneeded_call", "unknown_tool"} <= set(result.errors)
+
+
+@pytest.mark.parametrize("protocol, replies", [
+    ("text", ['{"tool": "calculator", "args": {}}', "I could not work it out."]),
+    ("native", [Reply("", [ToolCall("c1", "calculator", {})], "tool_use"),
+                Reply("I could not work it out.")]),
+])
+def test_a_call_missing_an_argument_is_filed_as_missing_arg(protocol, replies):
+    result = graded(protocol, replies)
+    assert result.errors.count("missing_arg") == 1 and "tool_error" not in result.errors
+    assert "missing_arg" in compare.FIXES  # the table names the fix for it
+
+
+def test_a_right_answer_after_the_iteration_cap_is_not_right():
+    # the cap's message ("no answer after 10 iterations") holds "10", the task's answer
+    task = compare.Task("t", "one_call", "What is 2 * 5?", ["calculator"],
+                        {"calculator": {"expression": ["2", "5"]}}, ["10"])
+    looping = ['{"tool": "calculator", "args": {"expression": "2 * 5"}}'] * 12
+    result = graded("text", looping, task)
+    assert result.answer.startswith("Stopped:") and "10" in result.answer
+    assert not result.answer_ok and "iteration_cap" in result.errors
+
+
+def test_arguments_are_compared_without_spaces_or_case():
+    task = compare.Task("t", "one_call", "Search for llamas.", ["search"],
+                        {"search": {"query": ["llama"]}}, [])
+    call = '{"tool": "search", "args": {"query": "LLAMA facts"}}'
+    assert graded("text", [call, "Llamas are camelids."], task).right_args
+    other = '{"tool": "search", "args": {"query": "alpaca facts"}}'
+    assert not graded("text", [other, "Alpacas."], task).right_args
 
 
 def test_offline_quirks_break_the_text_protocol_where_native_calls_have_no_format():

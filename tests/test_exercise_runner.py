@@ -3,7 +3,18 @@
 passes "failing"? Is a stub left in one part of an exercise "not attempted" or "failing"?
 Does a hang that also failed a test count as a failure? Does the time allowed grow with
 the exercises run? Then the two ways a run is made: a fork of this process, or a fresh
-interpreter where there is no fork."""
+interpreter where there is no fork.
+
+What a learner (and the exercise's tests) see of the run, each held by a test below:
+- each exercise's status from its own records: done, failing (naming the first failure),
+  not attempted (all stub), timeout; a skip is no pass; no record at all is an error
+  unless the run hung;
+- the time allowed grows with the number of exercises, read at each run;
+- the tests run with the learner's environment, less the maintainers' check settings
+  (TAO_EXERCISES, TAO_STUB_CHECK, TAO_EXERCISES_STRICT), plus where to write results and
+  no plugin autoload, in the kit's folder; whether forked or in a fresh interpreter;
+- the forked run says nothing on the screen, ends on its own or is stopped at its limit.
+"""
 
 from __future__ import annotations
 
@@ -374,3 +385,21 @@ def test_pytest_is_imported_keeping_its_bytecode_and_the_setting_is_put_back(rea
     with pytest.raises(CLIError, match="did not run"):
         runner.run_tests(real_tests("def test_it():\n    pass\n"))
     assert finder.seen == [False] and sys.dont_write_bytecode is True
+
+
+@FORKED
+def test_the_forked_check_gets_the_parents_environment_less_the_check_settings(
+        real_tests, tmp_path, monkeypatch):
+    seen = tmp_path / "seen.json"
+    for name in ("TAO_EXERCISES", "TAO_STUB_CHECK", "TAO_EXERCISES_STRICT"):
+        monkeypatch.setenv(name, "1")  # a maintainer's settings, left in the shell
+    monkeypatch.setenv("LEARNER_SETTING", "kept")
+    source = ("import json, os\n\ndef test_env():\n"
+              f"    open({str(seen)!r}, 'w').write(json.dumps([dict(os.environ), os.getcwd()]))\n")
+    with pytest.raises(CLIError, match="did not run"):  # no conftest here reports outcomes
+        runner.run_tests(real_tests(source))
+    env, where = json.loads(seen.read_text())
+    assert env["LEARNER_SETTING"] == "kept" and where == str(tmp_path)
+    assert not {"TAO_EXERCISES", "TAO_STUB_CHECK", "TAO_EXERCISES_STRICT"} & set(env)
+    assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1" and env["TAO_RESULTS"].endswith(
+        "results.jsonl")

@@ -1,6 +1,21 @@
 """`--provider local` where llama.cpp is not needed: finding the model, the one-line errors
 when the extra is missing, `tao doctor`'s line, and the grammar built from a registry.
-The model itself runs in tests/real_servers (skipped without `uv sync --extra local`)."""
+The model itself runs in tests/real_servers (skipped without `uv sync --extra local`);
+here a stand-in for llama.cpp (`FakeLlamaCpp`) answers, and keeps the prompt and the
+grammar it was handed.
+
+What a caller (a stage, `tao compare`) sees, each held by a test below:
+- the model file comes from `--model`, then TAO_LOCAL_MODEL, then the model wheel; missing
+  pieces are one line with the command that installs them;
+- with native tools the prompt lists them and the grammar allows one call or plain text;
+  `tool_choice` "required" or a tool's name allows a call only, and naming one tool
+  allows that tool only; "none" (the wrap-up of stages 09-14) lists no tool and allows text;
+- a reply held to a call grammar comes back as a native call only when native tools were
+  given: without them (stages 04-06 and `tao compare`'s constrained runs) it is text,
+  which the stage parses;
+- plain text is streamed as it comes; a call's JSON is kept off the screen;
+- a registry's grammar names every tool and nothing else, and escapes odd names.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +23,7 @@ import importlib.metadata
 import importlib.util
 import subprocess
 import sys
+import types
 
 import pytest
 from helpers import ROOT, load_stage, run_tao
@@ -153,3 +169,97 @@ def test_choosing_the_local_model_imports_no_sdk_and_no_llama_cpp_before_a_call(
                           cwd=ROOT, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# a stand-in for llama.cpp: what the provider hands it (prompt, grammar) is kept, and it
+# answers with the pieces it is given
+
+
+class FakeLlamaCpp:
+    """What the provider hands llama.cpp, and the pieces of the completion it answers with."""
+
+    def __init__(self, pieces):
+        self.pieces, self.prompts, self.grammars = pieces, [], []
+
+    def install(self, monkeypatch):
+        """Make `import llama_cpp` find this stand-in."""
+        fake = self
+
+        class Llama:
+            def __init__(self, **kwargs):
+                self.metadata, self._model = {}, types.SimpleNamespace(vocab=None)
+
+            def tokenize(self, data, add_bos=True, special=False):
+                return list(data)
+
+            def create_completion(self, prompt, grammar=None, **kwargs):
+                fake.grammars.append(grammar)
+                for piece in fake.pieces:
+                    yield {"choices": [{"text": piece, "finish_reason": None}]}
+                yield {"choices": [{"text": "", "finish_reason": "stop"}]}
+
+        def format_chatml(messages):
+            fake.prompts.append("\n".join(f"{m['role']}: {m['content']}" for m in messages))
+            return types.SimpleNamespace(prompt=fake.prompts[-1], stop=["<end>"],
+                                         added_special=False)
+
+        chat = types.SimpleNamespace(format_chatml=format_chatml)
+        module = types.SimpleNamespace(
+            Llama=Llama, llama_chat_format=chat, llama_sampler_free=lambda sampler: None,
+            llama_sampler_init_grammar=lambda vocab, text, root: object(),
+            LlamaGrammar=types.SimpleNamespace(from_string=lambda text, verbose: text))
+        monkeypatch.setitem(sys.modules, "llama_cpp", module)
+        monkeypatch.setitem(sys.modules, "llama_cpp.llama_chat_format", chat)
+        return self
+
+
+TOOLS_NOTE = "You can call these tools:"
+HELLO = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize("choice, listed", [("auto", True), ("required", True),
+                                            ("none", False)])
+def test_tool_choice_none_lists_no_tool_in_the_prompt(choice, listed, gguf, monkeypatch):
+    llama = FakeLlamaCpp(["Hello."]).install(monkeypatch)
+    provider = build_provider("local", str(gguf))
+    shown = []
+    provider.on_wire_event = lambda kind, data: shown.append((kind, data))
+    reply = provider.call(HELLO, "Be brief.", [WORDCOUNT], tool_choice=choice)
+    [prompt] = [data["text"] for kind, data in shown if kind == "prompt"]  # --show-wire's
+    assert prompt == llama.prompts[0] and prompt.startswith("system: Be brief.")
+    assert (TOOLS_NOTE in prompt) is listed and ("- wordcount:" in prompt) is listed
+    assert reply.text == "Hello." and reply.tool_calls == []
+
+
+def test_tool_choice_naming_one_tool_lets_only_that_tool_be_called(gguf, monkeypatch):
+    now = Tool("now", "The time.", {"type": "object", "properties": {}}, lambda args: "")
+    llama = FakeLlamaCpp(['{"name": "now", "arguments": {}}']).install(monkeypatch)
+    provider = build_provider("local", str(gguf))
+    reply = provider.call(HELLO, "", [WORDCOUNT, now], tool_choice="now")
+    [grammar] = llama.grammars
+    assert '"\\"now\\""' in grammar and "wordcount" not in grammar
+    assert "text    ::=" not in grammar  # a call, and nothing else
+    assert [(c.name, c.args) for c in reply.tool_calls] == [("now", {})]
+    assert reply.stop_reason == "tool_use"
+
+
+def test_without_native_tools_a_reply_that_opens_a_brace_is_text(gguf, monkeypatch):
+    # stage 06 held to its registry's grammar: the call line is the stage's to parse
+    line = '{"tool": "now", "args": {}}'
+    FakeLlamaCpp([line]).install(monkeypatch)
+    provider = build_provider("local", str(gguf), grammar=tool_grammar(TOOLS06))
+    deltas = []
+    reply = provider.call(HELLO, "", (), on_text_delta=deltas.append)
+    assert (reply.text, reply.tool_calls, reply.stop_reason) == (line, [], "end_turn")
+    assert "".join(deltas) == line  # shown as it comes, like any text
+
+
+def test_a_call_is_kept_off_the_screen_and_text_is_streamed(gguf, monkeypatch):
+    llama = FakeLlamaCpp(["It is ", "noon."]).install(monkeypatch)
+    provider = build_provider("local", str(gguf))
+    deltas = []
+    assert provider.call(HELLO, "", [WORDCOUNT], on_text_delta=deltas.append).text == "It is noon."
+    assert deltas == ["It is ", "noon."]
+    llama.pieces, deltas[:] = ['{"name": "wordcount", ', '"arguments": {"text": "a b"}}'], []
+    reply = provider.call(HELLO, "", [WORDCOUNT], on_text_delta=deltas.append)
+    assert deltas == [] and reply.tool_calls[0].args == {"text": "a b"}

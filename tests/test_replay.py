@@ -1,5 +1,20 @@
 """Record a session (`--record FILE`), replay it offline (`--provider replay:FILE`), and
-see where a changed stage first sends something the recording never saw."""
+see where a changed stage first sends something the recording never saw.
+
+What a learner sees, each held by a test below:
+- a replay of an unchanged stage shows the same screen, with nothing sent;
+- the first request that differs stops the replay and says where: at which message
+  (one changed, one more, or one missing), or in its system prompt, its tool list or its
+  options; a request past the recording's end is named too;
+- a clock reading (ISO UTC: with or without fractions, `Z` or an offset) is a time, not a
+  change; anything else about it is a change;
+- a fault is replayed as it happened, at the same call, with the text the learner saw
+  before it broke off, even when the fault itself did not carry that text;
+- a reply cut off by Ctrl-C is left out of the recording, with the line typed for it
+  (the stage keeps neither in its history), and the file stays whole;
+- a recording keeps no key, no model choice, no file to write; a torn or wrong one is one line;
+- Ctrl-C ends `tao replay` and `tao compare --record` with exit 130.
+"""
 
 from __future__ import annotations
 
@@ -189,6 +204,88 @@ def test_a_clock_reading_is_no_divergence_but_any_other_change_is():
     assert divergence(was, request("2026-12-01T10:00:00.1+00:00")) == ""
     assert "at message 1" in divergence(was, request("2026-12-01 (a date only)"))
     assert "at message 1" in divergence(was, request("2026-12-01T09:18:41.722036+00:00 and"))
+
+
+@pytest.mark.parametrize("then, now", [
+    ("2026-12-01T09:18:41Z", "2026-12-02T10:00:00Z"),  # Z, whole seconds
+    ("2026-12-01T09:18:41.5Z", "2026-12-02T10:00:00Z"),  # a fraction, then none
+    ("2026-12-01T09:18:41+00:00", "2026-12-01T09:18:42.000001+00:00"),  # an offset
+    ("at 2026-12-01T09:18:41-05:00.", "at 2026-12-01T11:00:00+02:00."),  # inside a sentence
+])
+def test_a_clock_reading_in_any_iso_form_is_a_time_not_a_change(then, now):
+    def request(content):
+        return {"messages": [{"role": "tool", "content": content}], "system": "", "tools": [],
+                "options": {}}
+    assert divergence(request(then), request(now)) == ""
+
+
+def test_a_request_missing_messages_is_a_divergence():
+    said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+            {"role": "user", "content": "and now?"}]
+    was = {"messages": said, "system": "", "tools": [], "options": {}}
+    shorter = {**was, "messages": said[:1]}  # a loop that forgot the history
+    assert divergence(was, shorter) == 'at message 2: recorded {"role": "assistant", ' \
+        '"content": "hello"}, now nothing'
+    assert divergence(shorter, was).startswith('at message 2: recorded nothing, now {"role"')
+
+
+def test_a_changed_tool_list_is_a_divergence_in_its_tools(tmp_path):
+    tools = load_stage("07", "tools").TOOLS
+    messages = [{"role": "user", "content": "what is 2 + 2?"}]
+    Recorder(build_provider("offline"), tmp_path / "run.json").call(messages, "", tools)
+    replay = ReplayProvider.from_recording(str(tmp_path / "run.json"))
+    with pytest.raises(Divergence, match="request 1 differs in its tools"):
+        replay.call(messages, "", tools[:-1])  # a learner took a tool out
+
+
+class BreaksOff(ScriptedProvider):
+    """A server that streams part of a reply, then fails with a fault that holds none of it."""
+
+    def turn(self, messages, system, tools, options=None):
+        yield "Half a"
+        raise ProviderError("the server hung up")
+
+
+def test_a_reply_cut_off_by_a_fault_is_recorded_with_what_was_shown(tmp_path):
+    messages = [{"role": "user", "content": "x"}]
+    with pytest.raises(ProviderError):
+        Recorder(BreaksOff([]), tmp_path / "run.json").call(messages)
+    [entry] = json.loads((tmp_path / "run.json").read_text())
+    assert (entry["error"], entry["partial"]) == ("the server hung up", "Half a")
+    shown = []
+    replay = ReplayProvider.from_recording(str(tmp_path / "run.json"))
+    with pytest.raises(ProviderError, match="hung up") as caught:
+        replay.call(messages, on_text_delta=shown.append)
+    assert "".join(shown) == caught.value.partial == "Half a"  # the screen, as it was
+
+
+class CancelledOnce(ScriptedProvider):
+    """A first reply the learner cuts off with Ctrl-C after its first words; then replies."""
+
+    cancelled = False
+
+    def turn(self, messages, system, tools, options=None):
+        if not self.cancelled:
+            self.cancelled = True
+            yield "Half a"
+            raise KeyboardInterrupt
+        yield from super().turn(messages, system, tools, options)
+
+
+def test_a_reply_cut_off_by_ctrl_c_is_left_out_of_the_recording_with_its_line(tmp_path):
+    # stage 07 keeps no trace of a cancelled reply in its history: nor does the recording
+    path = tmp_path / "run.json"
+    model = Recorder(CancelledOnce(["Two."]), path)
+    model.typed("one")
+    with pytest.raises(KeyboardInterrupt):  # the stage sees Ctrl-C, as without --record
+        model.call([{"role": "user", "content": "one"}])
+    assert json.loads(path.read_text()) == []  # still a whole recording
+    model.typed("two")
+    then = [{"role": "user", "content": "two"}]
+    model.call(then)
+    [entry] = json.loads(path.read_text())
+    assert entry["request"]["typed"] == ["two"] and entry["text"] == "Two."
+    assert ReplayProvider.from_recording(str(path)).call(then).text == "Two."
 
 
 # ---------------------------------------------------------------- tao replay FILE

@@ -1,7 +1,18 @@
 """What a reply left in the history, made sendable again (shared/providers/sanitize.py).
 
 The end-to-end proof is in test_wire_faults.py ("sessions that recover"): the real SDKs
-against the fake API's request rules. These are the pieces, case by case."""
+against the fake API's request rules. These are the pieces, case by case.
+
+What a caller (a provider about to send a history) gets, each held by a test below:
+- text UTF-8 can carry: a lone surrogate becomes U+FFFD; a value that is no string, its text;
+- an assistant message's text: blank or null becomes "" (never "None"), words stay as they are;
+- tool names in the APIs' pattern; arguments as a JSON object, or {} when they cannot be sent;
+- call ids of 1 to 40 letters, digits, `_` and `-`: a longer or stranger one is replaced
+  by its hash; a repeated one gets `_2`, `_3`... cut to stay within 40; a missing one
+  `call_tao_1`...; each tool result follows its call's new id;
+- the history given is never changed, and the same history is cleaned the same way;
+- token counts as whole numbers, or None.
+"""
 
 from __future__ import annotations
 
@@ -163,6 +174,21 @@ def test_whitespace_only_assistant_text_is_sent_as_no_text(text):
                    {"id": "c1", "name": "now", "args": {}}]},
                {"role": "tool", "tool_call_id": "c1", "name": "now", "content": "noon"}]
     assert sendable(history)[1]["content"] == ""
+
+
+def test_a_null_assistant_text_is_sent_as_empty_text():
+    # a server that sends `"content": null` beside its tool calls (OpenAI does)
+    history = [{"role": "user", "content": "go"},
+               {"role": "assistant", "content": None, "tool_calls": [
+                   {"id": "c1", "name": "now", "args": {}}]},
+               {"role": "tool", "tool_call_id": "c1", "name": "now", "content": "noon"}]
+    assert sendable(history)[1]["content"] == ""
+
+
+def test_a_call_id_past_forty_characters_is_replaced():
+    fine, long = "a" * 40, "a" * 41  # OpenAI refuses an id of more than 40 characters
+    assert call_id(fine, set()) == fine
+    assert call_id(long, set()) == "call_" + hashlib.sha1(long.encode()).hexdigest()[:16]
 
 
 def test_text_with_words_is_sent_as_it_is():

@@ -1,7 +1,20 @@
 """The SDK-backed providers: first in this process, on a stand-in SDK (the request each
 API is sent, the events of a stream in, one Reply out); then end to end, the real SDKs
 against a local fake API that streams the documented events and refuses malformed
-requests as the real API does."""
+requests as the real API does.
+
+What a caller (a stage) sees, each held by a test below:
+- one Reply per turn: text deltas in order, calls assembled in order with their ids,
+  broken argument JSON reported on the call, the stop reason and the token counts;
+- each failure is one line, with what to try, and never the key: a refused key names the
+  variable to set; a server not there says how to start it;
+- which failures are tried again (sdk_base.py), at most `max_retries` more times, each retry
+  announced: a timeout, a dropped connection, 429, 5xx and 529; never a connection
+  refused, a refused key, 404, a request refused as malformed (even as a 500) or any other
+  4xx; the last line says how many attempts it took;
+- a retry that succeeds is invisible; a reply that broke off after text was shown is not
+  tried again (the learner saw it).
+"""
 
 from __future__ import annotations
 
@@ -683,6 +696,54 @@ def test_server_errors_and_overload_are_retried_then_reported(kind, status, word
     # each retry is announced, with the wait the server asked for (retry-after-ms: 5)
     assert notes == [f"{words}: retrying in 0.005 s, attempt 2 of 3",
                      f"{words}: retrying in 0.005 s, attempt 3 of 3"]
+
+
+class ConnectError(Exception):
+    """The transport's refusal, as httpx names it (no one listens at the port)."""
+
+
+class ReadError(Exception):
+    """The transport's dropped connection, as httpx names it."""
+
+
+def wrapped(sdk, cause):
+    """The SDK's connection error, with the transport's own as its cause."""
+    error = sdk.APIConnectionError("Connection error.")
+    error.__cause__ = cause
+    return error
+
+
+# (what goes wrong, whether it is tried again, the words of the line the learner reads)
+FAILURES = [
+    (lambda sdk: wrapped(sdk, ConnectError("refused")), False, "could not connect"),
+    (lambda sdk: sdk.APITimeoutError("timed out"), True, "no data for"),
+    (lambda sdk: wrapped(sdk, ReadError("reset")), True, "the connection dropped"),
+    (lambda sdk: sdk.APIStatusError(401, "bad key"), False, "the API key was rejected (401)"),
+    (lambda sdk: sdk.APIStatusError(404, "no model"), False, "not found (404)"),
+    (lambda sdk: sdk.APIStatusError(429, "slow down"), True, "rate limited (429)"),
+    (lambda sdk: sdk.APIStatusError(503, "busy"), True, "unavailable (503)"),
+    (lambda sdk: sdk.APIStatusError(500, "1 validation error: Field required"), False,
+     "request refused (500)"),
+    (lambda sdk: sdk.APIStatusError(400, "no such field"), False, "request refused (400)"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("failure, retried, words", FAILURES)
+def test_each_failure_is_retried_or_not_and_said_in_its_words(sdk, kind, failure, retried,
+                                                              words):
+    sdk.queue(*[failure(sdk) for _ in range(3)])
+    notes = []
+    model = stand_in(kind, max_retries=2)
+    model.retry_base, model.on_notice = 0, notes.append
+    with pytest.raises(ProviderError) as info:
+        model.call(ask())
+    line = str(info.value)
+    assert words in line and "\n" not in line and KEY not in line
+    assert len(sdk.requests) == (3 if retried else 1)
+    assert ("still after 3 attempts" in line) is retried
+    assert len(notes) == (2 if retried else 0)
+    assert all(note.startswith(words) and "retrying in" in note for note in notes)
 
 
 def test_ollama_not_running_says_how_to_start_it():

@@ -1,4 +1,14 @@
-"""Stages 04-06: the JSON-line protocol, the ReAct loop, the registry; and their faults."""
+"""Stages 04-06: the JSON-line protocol, the ReAct loop, the registry; and their faults.
+
+What a learner sees of stage 06's coaching, each held by a test below:
+- a reply that looks like a call but is written wrong (fenced, with prose on one side,
+  cut off, two calls, single quotes) runs nothing and is answered with what was wrong;
+- a reply that only shows JSON (quoted in prose, no "tool" key) is an answer;
+- at most MAX_NEAR_MISSES (2) replies are coached in one turn, counted over the whole
+  turn (a good call in between does not start the count again), and the next near
+  miss is taken as the answer; a new turn starts the count again;
+- the coaching says on which side of the JSON the extra text was.
+"""
 
 from __future__ import annotations
 
@@ -269,6 +279,19 @@ def test_stage06_coaches_at_most_max_near_misses_then_takes_the_reply():
     model = ScriptedProvider([fenced] * (loop.MAX_NEAR_MISSES + 5))
     assert loop.agent_step("time?", [], model, "") == fenced
     assert len(model.calls) == loop.MAX_NEAR_MISSES + 1 == 3
+
+
+def test_stage06_coaching_counts_near_misses_of_the_whole_turn():
+    loop = LOOPS["06"]
+    fenced = f"```json\n{NOW}\n```"
+    # coached, a good call, coached: the third near miss of the turn is its answer
+    turn = [fenced, NOW, fenced, fenced, "It is noon.", "It is noon."]
+    model = ScriptedProvider(turn)
+    assert loop.agent_step("time?", [], model, "") == fenced
+    assert len(model.calls) == 4
+    # the next turn is coached again from the start
+    again = ScriptedProvider([fenced, fenced, "It is noon."])
+    assert loop.agent_step("time?", [], again, "") == "It is noon."
 
 
 def test_stage06_stops_the_reply_where_an_observation_would_begin():

@@ -1,5 +1,17 @@
 """Stages 08-10: memory under a budget, stop reasons as data, concurrent tools.
 
+What a learner sees of stage 09's turn, which stages 10-14 copy (so each test of it runs
+on every stage that has it):
+- every row of the gate table: a reply that ended (`end_turn`) or stopped to call
+  (`tool_use`) runs its calls; one cut at the token limit is tried once more with more
+  room, then reported cut off with its calls not run; a refusal or the content filter
+  ends the turn as a refusal, calls never run; a stop sequence, a paused turn, a full
+  context window and a reason no one knows end it as model_stopped, calls not run;
+- at the iteration cap, or going round in circles, one last call with the tools defined
+  but switched off (tool_choice "none") sums up; its summary cut at the token limit says
+  so; a wrap-up that calls a tool, says nothing or fails gives the plain message instead;
+- Ctrl-C mid-turn keeps the turn so far, and the next request repairs it.
+
 Run as a script, it prints stage 08's budget table as its README shows it:
 
     uv run python tests/test_stages_08_10.py
@@ -15,6 +27,7 @@ import re
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -34,6 +47,40 @@ from shared.trace import Trace, make_console
 LOOP08, CONTEXT08 = load_stage("08", "loop"), load_stage("08", "context")
 LOOP09 = load_stage("09", "loop")
 LOOP10, TOOLS10 = load_stage("10", "loop"), load_stage("10", "tools")
+
+
+class AllowAll:
+    """Stage 13-14's approval, answering yes to every call (tests/test_approval_audit.py
+    holds the real one): here only the turn around it is tested."""
+
+    def check(self, call, trace=None):
+        return types.SimpleNamespace(allowed=True, reason="allowed")
+
+    def record(self, call, decision, result, seconds):
+        pass
+
+
+class Approved:
+    """A stage 13-14 loop whose `agent_step` is given AllowAll: the same calls as 09's."""
+
+    def __init__(self, loop):
+        object.__setattr__(self, "loop", loop)
+
+    def __getattr__(self, name):
+        return getattr(self.loop, name)
+
+    def __setattr__(self, name, value):  # monkeypatch.setattr reaches the stage's module
+        setattr(self.loop, name, value)
+
+    def agent_step(self, *args, **kwargs):
+        return self.loop.agent_step(*args, approval=AllowAll(), **kwargs)
+
+
+# stage 09's loop and the stages that copy it: its gates and wrap-up are tested on each
+LATER = ["09", "10", "11", "12", "13", "14"]
+LATER_LOOPS = [LOOP09, LOOP10, load_stage("11", "loop"), load_stage("12", "loop"),
+               Approved(load_stage("13", "loop")), Approved(load_stage("14", "loop"))]
+every_later_loop = pytest.mark.parametrize("loop", LATER_LOOPS, ids=LATER)
 
 
 def calls(*tool_calls, stop="tool_use", text=""):
@@ -262,7 +309,7 @@ def test_stage09_a_plain_answer_completes():
     assert turn.messages[-1] == {"role": "assistant", "content": "3 words"}
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_the_cap_ends_with_a_summary_from_a_call_with_the_tools_switched_off(loop):
     model = ScriptedProvider([calls(wc("c1")), calls(wc("c2", "a b")),
                               "I counted twice; the answer is still missing."])
@@ -280,7 +327,7 @@ def test_the_cap_ends_with_a_summary_from_a_call_with_the_tools_switched_off(loo
     assert accepted(turn.messages) is None, "the kept history must stay valid"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_the_wrap_up_is_sent_the_history_cut_to_the_budget(loop, monkeypatch):
     dump = Tool("dump", "Return a log.", {"type": "object"}, lambda args: "line\n" * 20000)
     monkeypatch.setattr(loop, "TOOLS", [dump])  # one observation far over any budget
@@ -291,14 +338,14 @@ def test_the_wrap_up_is_sent_the_history_cut_to_the_budget(loop, monkeypatch):
     assert loop.estimate_tokens(sent) < 3000, "the wrap-up must fit the budget like any call"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_a_wrap_up_cut_off_at_the_token_limit_says_so(loop):
     model = ScriptedProvider([calls(wc("c1")), Reply("I counted th", [], "max_tokens")])
     turn = loop.agent_step("x", [], model, "", max_iterations=1)
     assert turn.answer.startswith("I counted th") and "cut off" in turn.answer
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 @pytest.mark.parametrize("stop", ["stop_sequence", "pause_turn", "model_context_window_exceeded",
                                   "a_reason_from_next_year"])
 def test_a_stop_reason_that_is_not_an_ordinary_end_runs_no_tool(loop, stop, monkeypatch):
@@ -311,7 +358,7 @@ def test_a_stop_reason_that_is_not_an_ordinary_end_runs_no_tool(loop, stop, monk
     assert accepted(turn.messages) is None
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_every_documented_stop_reason_has_a_gate(loop):
     documented = {"end_turn", "tool_use", "stop_sequence", "max_tokens", "refusal",
                   "pause_turn", "model_context_window_exceeded",  # Anthropic
@@ -320,7 +367,7 @@ def test_every_documented_stop_reason_has_a_gate(loop):
     assert {loop.GATES[r] for r in ("refusal", "content_filter")} == {"refuse"}
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_the_same_call_again_and_again_ends_the_turn_as_no_progress(loop):
     again = [calls(wc(f"c{i}", "same words")) for i in range(5)]
     model = ScriptedProvider([*again, "I kept counting the same words."])
@@ -332,7 +379,7 @@ def test_the_same_call_again_and_again_ends_the_turn_as_no_progress(loop):
     assert "2 times of 3" in shown and "3 times of 3" in shown, "the trace counts"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_different_calls_and_one_parallel_reply_are_progress(loop):
     model = ScriptedProvider([calls(wc("a", "one"), wc("b", "one"), wc("c", "one")),
                               calls(wc("d", "two words")), calls(wc("e", "three more words")),
@@ -342,7 +389,7 @@ def test_different_calls_and_one_parallel_reply_are_progress(loop):
     "different calls, are not going in circles"
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_the_same_error_from_other_arguments_is_no_progress(loop):
     model = ScriptedProvider([calls(ToolCall(f"c{i}", "nosuchtool", {"try": i}))
                               for i in range(3)] + ["Sorry."])
@@ -350,16 +397,52 @@ def test_the_same_error_from_other_arguments_is_no_progress(loop):
     assert turn.stop_reason == "no_progress"
 
 
+@every_later_loop
 @pytest.mark.parametrize("wrap_up", [
     calls(wc("c9")),  # the model asks for a tool anyway: not run, not an answer
+    calls(wc("c9"), text="Let me count once more."),  # its text is no summary either
     "   ",  # nothing said
     ProviderError("offline: boom"),  # the wrap-up call itself fails
 ])
-def test_stage09_a_useless_wrap_up_falls_back_to_a_plain_message(wrap_up):
+def test_a_useless_wrap_up_falls_back_to_a_plain_message(loop, wrap_up):
     model = ScriptedProvider([calls(wc("c1")), wrap_up])
-    turn = LOOP09.agent_step("x", [], model, "", max_iterations=1)
+    turn = loop.agent_step("x", [], model, "", max_iterations=1)
     assert turn.stop_reason == "max_iterations"
-    assert turn.answer == LOOP09.NO_SUMMARY.format(n=1)
+    assert turn.answer == loop.NO_SUMMARY.format(n=1)
+
+
+# (stop reason, how the turn ends, whether the reply's calls run): the gate table's rows
+GATE_ROWS = [
+    ("end_turn", "completed", True),  # calls with an ordinary end still run
+    ("tool_use", "completed", True),
+    ("max_tokens", "max_tokens", False),  # tried once more with room, cut again: reported
+    ("refusal", "refusal", False),
+    ("content_filter", "refusal", False),
+    ("stop_sequence", "model_stopped", False),
+    ("pause_turn", "model_stopped", False),
+    ("model_context_window_exceeded", "model_stopped", False),
+    ("a_reason_from_next_year", "model_stopped", False),
+]
+
+
+@every_later_loop
+@pytest.mark.parametrize("stop, ends, runs", GATE_ROWS)
+def test_each_row_of_the_gate_table_does_what_it_says(loop, stop, ends, runs):
+    reply = calls(wc("c1"), stop=stop, text="Counting.")
+    again = [reply] if stop == "max_tokens" else []  # cut inside a call: tried once more
+    model = ScriptedProvider([reply, *again, "3 words."])
+    turn = loop.agent_step("x", [], model, "")
+    results = [m for m in turn.messages if m["role"] == "tool"]
+    assert turn.stop_reason == ends
+    assert (results == [{"role": "tool", "tool_call_id": "c1", "name": "wordcount",
+                         "content": "3"}]) is runs and (results == []) is not runs
+    if runs:
+        assert turn.answer == "3 words."
+    elif ends == "max_tokens":
+        assert len(model.calls) == 2 and "cut off at the token limit" in turn.answer
+    if not runs and ends != "refusal":
+        assert turn.answer.endswith(": its tool calls were not run]")
+    assert accepted(turn.messages) is None
 
 
 def test_stage09_offline_model_sums_up_at_the_cap():
@@ -632,7 +715,7 @@ if __name__ == "__main__":
     print(budget_report())
 
 
-@pytest.mark.parametrize("loop", [LOOP09, LOOP10], ids=["09", "10"])
+@every_later_loop
 def test_ctrl_c_mid_turn_keeps_the_turn_so_far_and_the_next_request_repairs_it(loop):
     calls_then_cut = calls(wc("c1"), wc("c2", "a b"))
     model = ScriptedProvider([calls_then_cut, KeyboardInterrupt(), "Two counts: 3 and 2."])

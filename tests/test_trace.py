@@ -1,4 +1,12 @@
-"""The trace renderer: plain and coloured, never fooled by markup in model or tool text."""
+"""The trace renderer: plain and coloured, never fooled by markup in model or tool text.
+
+What a learner sees of a streamed answer when a key is set (the trace's `secrets`), each
+held by a test below:
+- the key never shows, even split across deltas;
+- text that could be the start of the key is held back only until the next delta says
+  it is not; at the end of the answer, or when a note or an error breaks in, what was
+  held back is shown: the answer is shown whole, not a letter short.
+"""
 
 from __future__ import annotations
 
@@ -626,3 +634,27 @@ def test_blank_text_streamed_before_the_calls_is_not_called_thinking():
     trace.act("now", {}, "c1")
     before_the_call = shown(trace).split("╭─ act")[0]
     assert "think" not in before_the_call
+
+
+KEY = "sk-held-back-0123456789"
+
+
+@pytest.mark.parametrize("ending", ["sk", "s", "sk-held"])  # the first letters of the key
+def test_text_held_back_at_the_end_of_an_answer_is_shown(ending):
+    trace = plain_trace()
+    trace.secrets = (KEY,)
+    answer = trace.stream_answer(["The key starts with ", ending])
+    assert answer == f"The key starts with {ending}"
+    assert f"tao  The key starts with {ending}\n" in shown(trace)
+
+
+def test_text_held_back_when_a_note_breaks_in_is_shown_and_the_key_never_is():
+    trace = plain_trace()
+    trace.secrets = (KEY,)
+    trace.stream_delta("Your key is ")
+    trace.stream_delta(KEY[:6])
+    trace.stream_delta(KEY[6:])  # the whole key, over two deltas
+    trace.stream_delta(" and then sk")
+    trace.note("reply cancelled")
+    out = shown(trace)
+    assert KEY not in out and "and then sk" in out and "Your key is " in out
