@@ -7,6 +7,9 @@
     uv run benchmarks/mutation.py --recheck run.json    # writing tests: only its survivors
     uv run benchmarks/mutation.py --changed HEAD~2      # smoke: a sample of the mutants on
                                                         # lines changed since HEAD~2
+    uv run benchmarks/mutation.py --probes              # every behaviour probe (below)
+    uv run benchmarks/mutation.py --probes benchmarks/probes/capstone.toml --json run.json
+    uv run benchmarks/mutation.py --probes --recheck run.json   # only what was not caught
 
 cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>=`,
 `and` to `or`, a number to another, `break` to `continue`, ...) and runs a test command
@@ -26,6 +29,22 @@ CI does not run this script: the whole table takes two to three hours on two bus
 (from about 1 s a mutant for planning.py to 6 s for modules the exercise CLI tests
 cover). Before you stop, run `--changed` over what you changed (tests/README.md); after
 changing a module or its tests, run that module whole.
+
+`--probes` is the second kind: behaviour probes, written by hand. A mutant is a token
+swapped; a probe is a slip a developer could plausibly make (a check dropped, a default
+flipped, a limit lifted) that a user or a caller would see. Each file in
+benchmarks/probes/ (one per area) holds `[[probe]]` tables: `file`, `old` (text that must
+occur exactly once in it: a probe whose text is gone, or found twice, is an error that
+stops the run, never a survivor), `new`, `sees` (what a user would notice), and `tests`,
+the test files that run first. Every probe runs the WHOLE suite (pyproject's options, as
+`uv run pytest` has them), not a sample; its `tests` only come first, so a caught probe
+stops at its first failing test (a plugin ends the run there) instead of late. A test
+catches a probe only if it also fails alone with the change and passes alone without it:
+one that fails under load for another reason is left out and the suite runs again (at
+most ATTEMPTS times; then the probe is `unsure`). Each run of the suite is stopped after
+--timeout seconds: a probe that hangs the suite is caught. Progress is printed per probe,
+then the score by probe file and by module; `--json` keeps every outcome. All of it in a
+temporary copy, as above: the working tree is never touched.
 """
 
 from __future__ import annotations

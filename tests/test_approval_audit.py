@@ -423,6 +423,31 @@ def test_a_symlink_planted_as_the_log_is_refused(tmp_path):
     assert victim.read_text(encoding="utf-8") == "precious\n"
 
 
+@pytest.mark.parametrize("stage", ["13", "14"])
+def test_a_symlink_planted_as_the_log_inside_the_workspace_is_refused(tmp_path, stage):
+    # the path check passes it (it leads inside): the session must still not append its
+    # log to another of the workspace's files
+    root = tmp_path / "ws"
+    (root / ".tao").mkdir(parents=True)
+    (root / "notes.txt").write_text("precious\n", encoding="utf-8")
+    (root / ".tao" / "audit.jsonl").symlink_to(root / "notes.txt")
+    done = run_stage(stage, "--workspace", str(root), stdin="go\n", script=["hi"],
+                     tmp_path=tmp_path)
+    one_line_error(done, "audit.jsonl")
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "precious\n"
+
+
+def test_a_symlink_given_as_the_log_with_audit_is_refused(tmp_path):
+    # no path check stands between --audit and the file: the log's own open must refuse
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    (tmp_path / "audit.jsonl").symlink_to(victim)
+    done = run_stage("13", "--audit", str(tmp_path / "audit.jsonl"), stdin="go\n",
+                     script=["hi"], tmp_path=tmp_path)
+    one_line_error(done, "audit.jsonl")
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+
+
 def test_a_tao_folder_that_leads_out_is_refused(tmp_path):
     root = tmp_path / "ws"
     root.mkdir()

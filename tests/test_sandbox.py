@@ -196,6 +196,22 @@ def test_stdin_is_closed_and_limits_hold(wall):
     assert big.rstrip().endswith(str(SHELL.LIMITS[__import__("resource").RLIMIT_FSIZE])), big
 
 
+def test_a_command_never_reads_what_the_user_types_next(wall):
+    # tao's own input is the user's next lines: give this process an input that holds one
+    # and stays open, as a terminal does; a command must read none of it, nor wait for it
+    typed, keyboard = os.pipe()
+    os.write(keyboard, b"the user's next line\n")
+    ours = os.dup(0)
+    os.dup2(typed, 0)
+    try:
+        result = run("cat; echo done", timeout=5)
+    finally:
+        os.dup2(ours, 0)
+        for fd in (ours, typed, keyboard):
+            os.close(fd)
+    assert result == "exit 0\ndone\n", result
+
+
 def test_no_wall_no_shell_unless_unconfined(monkeypatch, tmp_path):
     main = load_stage("12", "main")
     monkeypatch.setattr("shared.sandbox.find_wall", lambda choice: (None, "none here"))
@@ -225,6 +241,16 @@ def test_the_trace_says_once_which_wall_applied(choice, tmp_path):
         return
     assert said == [f"shell: {wall.name}"], said
     assert "│ exit 0" in done.stdout and "│ hi" in done.stdout
+
+
+def test_by_default_the_stage_takes_bubblewrap_where_it_works_else_landlock(tmp_path):
+    # the stronger wall first (the README's table): Landlock leaves .git/ writable
+    wall = find_wall("bwrap")[0] or find_wall("landlock")[0]
+    if wall is None:
+        pytest.skip("no wall works here")
+    done = run_stage("12", "--workspace", str(tmp_path), stdin="")
+    said = [line for line in done.stdout.splitlines() if line.startswith("shell: ")]
+    assert said == [f"shell: {wall.name}"], said
 
 
 def test_a_limit_is_never_raised_above_the_one_tao_has(tmp_path):
