@@ -87,8 +87,7 @@ def main() -> None:
 
 
 def open_log(path: str | None):
-    """The audit log: FILE, else .tao/audit.jsonl in the workspace (never a way out, nor
-    a symlink: the folder is checked, the file's own name is left for the log to refuse)."""
+    """The audit log: FILE, else .tao/audit.jsonl in the workspace (no way out, no symlink)."""
     from shared.audit import AuditError, AuditLog  # the file's mechanics: not this lesson
 
     try:
