@@ -1,5 +1,7 @@
 """Stage 13's approval and audit log (stage 14 keeps both as they are), and `tao audit`.
 
+The tests of what decides a call (the mode, the answers, a no) run on both copies.
+
 Each session runs the stage as a learner does (helpers.run_stage) on a workspace in a
 temporary folder: the scripted model (TAO_PROVIDER=scripted) sends the calls, a file of
 answers is the approver (`--approver FILE`), `--record` keeps what the model was shown
@@ -38,6 +40,7 @@ from shared.sandbox import find_wall
 WALL, _ = find_wall()
 needs_a_wall = pytest.mark.skipif(WALL is None, reason="no wall works here: `run` is not offered")
 NOTES = "mine\n"
+COPIES = ["13", "14"]  # stage 14 keeps 13's approval and loop: what decides a call runs on both
 KEYS = ("time", "turn", "call", "tool", "args", "risk", "mode", "decision", "by", "reason",
         "wall", "exit", "ms", "bytes", "cut", "files", "prev")
 
@@ -167,13 +170,15 @@ def test_yes_runs_the_call_and_the_log_says_who_allowed_it(tmp_path):
     assert line["files"] == {"notes.txt": [sha(NOTES), sha("changed")]}
 
 
-def test_no_leaves_the_file_and_the_model_reads_the_reason(tmp_path):
+@pytest.mark.parametrize("stage", COPIES)
+def test_no_leaves_the_file_and_the_model_reads_the_reason(tmp_path, stage):
     s = session(tmp_path, [calls(("write_file", {"path": "notes.txt", "content": "x"}))],
-                answers=["n, because that file is mine"])
+                answers=["n, because that file is mine"], stage=stage)
     assert (s.root / "notes.txt").read_text(encoding="utf-8") == NOTES
     (line,) = s.calls
     expected = "Not run: the script said: n, because that file is mine"
-    assert s.shown()[line["call"]] == expected
+    shown = s.shown()[line["call"]].splitlines()
+    assert shown == [expected] if stage == "13" else shown[1:-1] == [expected]  # 14: marked
     assert (line["decision"], line["reason"]) == ("deny", expected.removeprefix("Not run: "))
     assert line["files"] == {"notes.txt": [sha(NOTES), sha(NOTES)]}
     assert (line["bytes"], line["exit"], line["wall"]) == (len(expected), None, None)
@@ -199,10 +204,11 @@ def test_always_allows_this_exact_call_again_and_no_other(tmp_path):
     (None, "terminal",
      "the user said: no, because no one answered (no terminal, Ctrl-D or Ctrl-C)"),
 ])
-def test_anything_but_a_yes_is_a_no(tmp_path, answers, approver, reason):
+@pytest.mark.parametrize("stage", COPIES)
+def test_anything_but_a_yes_is_a_no(tmp_path, answers, approver, reason, stage):
     script = [calls(("write_file", {"path": "notes.txt", "content": "x"}))]
     args = ("--approver", approver) if approver else ()
-    s = session(tmp_path, script, answers=answers, args=args)
+    s = session(tmp_path, script, answers=answers, args=args, stage=stage)
     assert (s.root / "notes.txt").read_text(encoding="utf-8") == NOTES
     assert [(c["decision"], c["reason"]) for c in s.calls] == [("deny", reason)]
     assert (s.calls[0]["by"] == "user") == (approver == "terminal")
@@ -221,8 +227,9 @@ MODES = [
 
 
 @pytest.mark.parametrize(("mode", "tool", "args", "asked", "decided", "by"), MODES)
-def test_the_mode_decides_or_asks(tmp_path, mode, tool, args, asked, decided, by):
-    s = session(tmp_path, [calls((tool, args))], args=("--mode", mode))
+@pytest.mark.parametrize("stage", COPIES)
+def test_the_mode_decides_or_asks(tmp_path, mode, tool, args, asked, decided, by, stage):
+    s = session(tmp_path, [calls((tool, args))], args=("--mode", mode), stage=stage)
     assert bool(s.asked) == asked, s.asked
     (line,) = s.calls
     assert (line["mode"], line["decision"], line["by"]) == (mode, decided, by)
