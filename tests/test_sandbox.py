@@ -150,6 +150,13 @@ def test_a_grandchild_that_outlives_the_timeout_is_killed(wall):
     assert gone(mark), f"left running: {running(mark)}"
 
 
+def test_a_command_gets_no_more_time_than_the_cap_whatever_the_model_asks(wall, monkeypatch):
+    monkeypatch.setattr(SHELL, "MAX_TIMEOUT", 1)  # the cap, made short enough to wait for
+    result = run("sleep 3; echo too late", timeout=3600)  # ends by itself, if let run
+    assert result.startswith("Error: still running after 1 s"), result
+    assert "too late" not in result
+
+
 def test_what_a_command_leaves_in_the_background_ends_with_it(wall):
     background, mark = marked()
     assert run(f"{background} > /dev/null 2>&1 & echo started").startswith("exit 0\nstarted")
