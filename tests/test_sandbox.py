@@ -11,6 +11,7 @@ table to it: the documented gap, not a wish.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -258,6 +259,27 @@ def test_by_default_the_stage_takes_bubblewrap_where_it_works_else_landlock(tmp_
     done = run_stage("12", "--workspace", str(tmp_path), stdin="")
     said = [line for line in done.stdout.splitlines() if line.startswith("shell: ")]
     assert said == [f"shell: {wall.name}"], said
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_during_a_command_cancels_the_reply_and_ends_the_command(terminal, tmp_path):
+    if find_wall()[0] is None:
+        pytest.skip("no wall works here: `run` is not offered")
+    sleeper, mark = marked()
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"tool_calls": [{"id": "c1", "name": "run", "args": {
+        "command": f"touch started; {sleeper}", "timeout": 60}}]}, "done"]), encoding="utf-8")
+    term = terminal(argv=[sys.executable, str(ROOT / "stages" / "12_confined_shell" / "main.py"),
+                          "--workspace", str(tmp_path)], TAO_PROVIDER="scripted",
+                    TAO_SCRIPT=str(script))
+    term.wait_for(b"you> ")
+    term.type("go\r")
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        term.read(0.1)
+    term.type("\x03")  # the command has its own session: only tao sees the key
+    term.wait_for(b"turn ended: cancelled")
+    assert gone(mark), f"left running: {running(mark)}"  # not after its 60 s: now
 
 
 def test_a_limit_is_never_raised_above_the_one_tao_has(tmp_path):
