@@ -559,6 +559,8 @@ def show_progress(n: int, total: int, tried: dict) -> dict:
     by = f" by {tried['caught_by']}" if tried["caught_by"] else ""
     print(f"{n}/{total} {tried['outcome']:8} {tried['seconds']:5.0f} s  {tried['where']}: "
           f"{tried['file']}: {tried['sees']}{by}", flush=True)
+    for node in tried["left_out"]:
+        print(f"    left out: {node} failed in the suite, but not for this probe", flush=True)
     return tried
 
 
