@@ -67,4 +67,12 @@ FRENCH = {
     "text (a grammar built from the registry; needs --provider local)":
         "ne laisser le modèle local écrire qu'une ligne d'appel bien formée vers ces outils, "
         "ou du texte simple (une grammaire tirée du registre ; demande --provider local)",
+    "put worked examples in front of the conversation: one exchange per tool, its result "
+    "from the tool itself (few-shot; shared/examples.py)":
+        "placer des exemples résolus devant la conversation : un échange par outil, son "
+        "résultat donné par l'outil lui-même (few-shot ; shared/examples.py)",
+    "{n} example messages, sent in front of the conversation on every request (--examples):":
+        "{n} messages d'exemple, envoyés devant la conversation à chaque requête (--examples) :",
+    "  example · {role}: {text}": "  exemple · {role} : {text}",
+    "no example for {tool}: {error}": "pas d'exemple pour {tool} : {error}",
 }

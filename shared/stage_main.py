@@ -3,7 +3,7 @@
     parser = stage_parser(__doc__)       # --provider, --model, --save-trace, --show-wire
     args = parser.parse_args()
     with open_session(args) as (provider, trace):   # the one wiring point
-        chat(provider, trace, ...)
+        chat(provider, trace, ...)       # with --examples: worked_examples(args, trace)
     run(main)                            # clean one-line errors, never a traceback
 
 `open_session` is the one place where the model meets the screen: it builds the provider
@@ -84,7 +84,7 @@ def _wire_value_only_if_named(argv: list[str]) -> list[str]:
 
 def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.ArgumentParser:
     """An argument parser with the options every stage takes; a text-protocol stage gives
-    its tool `registry`, and gets `--constrain` too."""
+    its tool `registry`, and gets `--constrain` and `--examples` too."""
     lines = (doc or "").strip().splitlines()
     parser = StageParser(
         description=lines[0] if lines else None,
@@ -119,8 +119,22 @@ def stage_parser(doc: str | None, registry: dict | None = None) -> argparse.Argu
                             help=say("let the local model write only a well-formed call "
                                      "line for these tools, or plain text (a grammar built "
                                      "from the registry; needs --provider local)"))
+        parser.add_argument("--examples", action="store_true",
+                            help=say("put worked examples in front of the conversation: "
+                                     "one exchange per tool, its result from the tool "
+                                     "itself (few-shot; shared/examples.py)"))
         parser.set_defaults(registry=registry)
     return parser
+
+
+def worked_examples(args: argparse.Namespace, trace: Trace) -> list[dict]:
+    """With `--examples`, the worked exchanges for the stage's registry, shown on `trace`
+    as examples (shared/examples.py builds them); without it, none."""
+    if not getattr(args, "examples", False):
+        return []
+    from .examples import build_examples  # only a session that asks for them reads it
+
+    return build_examples(args.registry, trace)
 
 
 def at_least_one(value: str) -> int:

@@ -2,7 +2,8 @@
 
     tao list | run NN [-- args] | tour | diff A [B] | doctor
     tao check [N | --all] | hint [N] | watch [N] | reset [N] | solution N
-    tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE] [--runs N]
+    tao compare [--provider P] [--protocols text,examples,native,constrained] [--tasks FILE]
+                [--runs N]
     tao replay FILE [--stage N] | book [--out DIR] [--open]
     tao audit FILE [--verify] | drill [--provider P] [--mode M] [--json] [--record DIR]
     tao debug N [stage options] | port-test N [--seed S] -- COMMAND...
@@ -157,8 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--model", help="model name (default: TAO_MODEL, else the "
                                           "provider's)")
     compare.add_argument("--protocols", default="text,native",
-                         help="comma-separated: text, native, constrained (stage 06 on "
-                              "the local model, held to a grammar) (default: text,native)")
+                         help="comma-separated: text, examples (stage 06 with worked "
+                              "examples in front), native, constrained (stage 06 on the local "
+                              "model, held to a grammar), constrained+examples (both) "
+                              "(default: text,native)")
     compare.add_argument("--tasks", help="a task file (default: tao/compare_tasks.toml)")
     compare.add_argument("--runs", type=at_least_one, default=1,
                          help="times through the task set (1 or more)")

@@ -1,6 +1,6 @@
 """`tao compare`: the same tasks through the text protocol and native calls, graded.
 
-    tao compare [--provider P] [--protocols text,native,constrained] [--tasks FILE]
+    tao compare [--provider P] [--protocols text,examples,native,constrained] [--tasks FILE]
                 [--runs N] [--quirk Q] [--json] [--html FILE] [--markdown] [--record FILE]
 
 Each task (compare_tasks.toml) goes through the kit's own loops, imported, never copied:
@@ -12,6 +12,9 @@ recorded (`--record`) and replayed (`--provider replay:FILE`) to the same number
 gives it (one call line to a tool of the registry, or plain text): the only model here
 that takes a grammar, so it answers that protocol whatever --provider says; where it
 cannot run (no `local` extra, no model), one line says so and the others run.
+`examples` is stage 06 with `--examples`: each task starts after the worked exchanges
+(shared/examples.py), their `now` at EXAMPLE_NOW so a copied answer is graded wrong.
+`constrained+examples` is both: the grammar meets the calls the examples bring out.
 
 A grading trace listens to each loop as a screen would (`act`, `observe`, `think`), and
 a task says, in data, which tools it needs, what their arguments must hold and what the
@@ -49,10 +52,17 @@ TASKS = Path(__file__).with_name("compare_tasks.toml")
 # in every --html report, near its start: the mark of a file --html may write over
 REPORT_MARK = '<meta name="generator" content="tao compare">'
 PROTOCOLS = {"text": ("06", "stage 06: one JSON line, parsed"),
+             "examples": ("06", "stage 06 with worked examples in front (--examples)"),
              "native": ("07", "stage 07: the API's own tool calls"),
-             "constrained": ("06", "stage 06 on the local model, held to a grammar")}
+             "constrained": ("06", "stage 06 on the local model, held to a grammar"),
+             "constrained+examples": ("06", "both: the grammar, and the examples in front")}
+HELD = ("constrained", "constrained+examples")  # answered by the local model, held
+WITH_EXAMPLES = ("examples", "constrained+examples")  # history starts with the examples
 STAND_INS = ("search", "lookup")  # stage 10's, added to both registries
 FROZEN_NOW = "2026-01-02T03:04:05+00:00"  # what `now` says in a comparison: runs replay
+# what `now` says in the examples: another moment, so an answer copied from an example
+# names a time no task wants, and is graded wrong
+EXAMPLE_NOW = "2026-01-01T10:00:00+00:00"
 
 # each failure kind, and the fix the kit teaches for it
 FIXES = {kind: f"compare.fix.{kind}" for kind in (  # their words: tao/i18n.py
@@ -192,6 +202,21 @@ def frozen_now(args: dict) -> str:
     return FROZEN_NOW
 
 
+def example_now(args: dict) -> str:
+    """return the current UTC time. No arguments."""
+    return EXAMPLE_NOW
+
+
+def examples_for(protocol: str, loop) -> list[dict]:
+    """The history `protocol`'s tasks start with: stage 06's worked examples (built by
+    running the registry's tools, the clock at EXAMPLE_NOW), or none."""
+    if protocol not in WITH_EXAMPLES:
+        return []
+    from shared.examples import build_examples  # only a run with examples reads it
+
+    return build_examples({**loop.TOOLS, "now": example_now})
+
+
 def load_protocol(protocol: str):
     """The stage loop for `protocol`, with the shared registry in place (see the docstring)."""
     stand_ins = [t for t in load_stage("10", "tools").TOOLS if t.name in STAND_INS]
@@ -210,7 +235,7 @@ def load_protocol(protocol: str):
 
 class ByProtocol(Wrapper):
     """The model for the protocol being run (`protocol`, set by `compare`): the one the
-    learner picked, or for "constrained" the local model held to stage 06's grammar.
+    learner picked, or for HELD's the local model held to stage 06's grammar.
     One object in front of both, so one --record file holds the run in order."""
 
     def __init__(self, provider, constrained):
@@ -219,7 +244,7 @@ class ByProtocol(Wrapper):
 
     def turn(self, messages, system, tools, options=NO_OPTIONS):
         """The turn of this protocol's model."""
-        model = self.constrained if self.protocol == "constrained" else self.provider
+        model = self.constrained if self.protocol in HELD else self.provider
         yield from model.turn(messages, system, tools, options)
 
     def describe(self) -> str:
@@ -270,8 +295,9 @@ class Grader:
         return lambda *args, **kwargs: None
 
 
-def run_task(task: Task, protocol: str, loop, provider) -> Result:
-    """`task` through `loop` (one protocol's stage loop), graded."""
+def run_task(task: Task, protocol: str, loop, provider, history=()) -> Result:
+    """`task` through `loop` (one protocol's stage loop), after `history` (the worked
+    examples, for a protocol that has them), graded."""
     grader, usage = Grader(), {"in": 0, "out": 0}
     result = Result(task.id, task.kind, protocol)
 
@@ -285,7 +311,8 @@ def run_task(task: Task, protocol: str, loop, provider) -> Result:
     started = time.perf_counter()
     try:  # a Divergence (a replay that no longer matches) is no ProviderError: it ends the
         # run, since no number after it would be real
-        answer = loop.agent_step(task.prompt, [], provider, loop.build_agent_system(), grader)
+        answer = loop.agent_step(task.prompt, list(history), provider,
+                                 loop.build_agent_system(), grader)
     except ProviderError as exc:
         answer = ""
         result.errors.append("provider")
@@ -585,13 +612,15 @@ def compare(provider, protocols: list[str], tasks: list[Task], runs: int = 1,
     replays): task by task, protocol by protocol; `router` (behind `provider`, or it)
     is told which protocol runs."""
     loops = {protocol: load_protocol(protocol) for protocol in protocols}
+    histories = {protocol: examples_for(protocol, loops[protocol]) for protocol in protocols}
     results = []
     for _ in range(runs):
         for task in tasks:
             for protocol in protocols:
                 if router is not None:
                     router.protocol = protocol
-                results.append(run_task(task, protocol, loops[protocol], provider))
+                results.append(run_task(task, protocol, loops[protocol], provider,
+                                        histories[protocol]))
                 if progress is not None:
                     progress()
     return results
@@ -650,11 +679,13 @@ def answering(args, protocols: list[str]):
         model = args.model or os.environ.get("TAO_MODEL") or None  # as a stage reads it
         provider = build_provider(name, model, **({"quirk": args.quirk}
                                                    if args.quirk else {}))
-        if "constrained" in protocols and not name.startswith("replay:"):
+        grammar = [p for p in protocols if p in HELD]
+        if grammar and not name.startswith("replay:"):
             held, why = held_to_grammar(name, model)
             if held is None:  # the others still run: one line says what is left out
-                protocols.remove("constrained")
-                print(visible(message("compare.left_out", why=why)), file=sys.stderr)
+                protocols[:] = [p for p in protocols if p not in HELD]
+                print(visible(message("compare.left_out", protocols=", ".join(grammar),
+                                      why=why)), file=sys.stderr)
                 if not protocols:
                     raise CLIError(message("error.none_left"))
             else:

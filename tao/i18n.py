@@ -453,8 +453,8 @@ MESSAGES = {
                                     "avant que les enregistrements le gardent) : nommez-la "
                                     "avec --stage N"},
     # the notices a verb prints on the way (stderr)
-    "compare.left_out": {"en": "tao compare: constrained left out: {why}",
-                         "fr": "tao compare : constrained mis de côté : {why}"},
+    "compare.left_out": {"en": "tao compare: {protocols} left out: {why}",
+                         "fr": "tao compare : {protocols} mis de côté : {why}"},
     "replay.not_typed": {"en": "tao replay: {file} does not hold what was typed (it was "
                                "recorded before recordings kept that): type the same lines "
                                "again",

@@ -349,3 +349,24 @@ def file_limit(size: int) -> Callable[[], None]:
     import resource
 
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def running(mark: str) -> list[int]:
+    """The processes whose command line holds `mark` (as this machine's /proc shows them)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if mark.encode() in cmdline.read():
+                    found.append(int(pid))
+        except OSError:
+            continue  # it ended while we looked
+    return found
+
+
+def still_running(mark: str, within: float) -> list[int]:
+    """What is still running with `mark` after `within` seconds at most."""
+    deadline = time.monotonic() + within
+    while running(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return running(mark)

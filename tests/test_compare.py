@@ -477,3 +477,98 @@ def test_a_full_disk_is_one_line_and_leaves_no_half_file(option, tmp_path):
         assert not target.exists() and not list(tmp_path.iterdir())  # no half page, no .part
     else:
         json.loads(target.read_text())  # the calls written before the disk filled up
+
+
+# ---------------------------------------------------------------- examples
+
+
+class Listening(ScriptedProvider):
+    """The scripted model, keeping the messages of every request it answers."""
+
+    def __init__(self, replies):
+        super().__init__(replies)
+        self.requests = []
+
+    def turn(self, messages, *args, **kwargs):
+        self.requests.append(messages)
+        yield from super().turn(messages, *args, **kwargs)
+
+
+TIME = compare.Task("time", "one_call", "What time is it right now?", ["now"], {}, ["03:04"])
+
+
+def test_examples_is_stage_06_with_the_examples_in_front_of_every_request():
+    model = Listening(RIGHT_TEXT)
+    result = compare.run_task(TASK, "examples", compare.load_protocol("examples"), model,
+                              compare.examples_for("examples", compare.load_protocol("text")))
+    assert (result.right_tool, result.right_args, result.answer_ok) == (True, True, True)
+    assert result.calls == [{"name": "calculator", "args": {"expression": "17*23"}}], (
+        "the examples' calls are no calls of the run")
+    for messages in model.requests:
+        examples = [m for m in messages if m.get("example")]
+        assert examples and messages[:len(examples)] == examples
+        assert messages[len(examples)]["content"] == TASK.prompt
+    assert not compare.examples_for("text", compare.load_protocol("text"))
+
+
+def test_an_answer_copied_from_an_example_is_graded_wrong():
+    """The leak the examples bring: the model answers with the example's clock reading
+    instead of calling `now`. The examples' clock is not the tasks', so it shows."""
+    loop = compare.load_protocol("examples")
+    examples = compare.examples_for("examples", loop)
+    copied = next(m["content"] for m in examples if m["role"] == "assistant"
+                  and compare.EXAMPLE_NOW in m["content"])
+    result = compare.run_task(TIME, "examples", loop, ScriptedProvider([copied]), examples)
+    assert result.missed_call and not result.answer_ok
+    right = compare.run_task(TIME, "examples", loop, ScriptedProvider(
+        ['{"tool": "now", "args": {}}', f"It is {compare.FROZEN_NOW}."]), examples)
+    assert right.right_tool and right.answer_ok
+
+
+def test_offline_the_examples_cost_tokens_and_mislead_nothing():
+    summary = compare.summarise(compare.compare(build_provider("offline"),
+                                                ["text", "examples"], compare.load_tasks()))
+    text, examples = summary["text"], summary["examples"]
+    assert examples["tokens_in"] > text["tokens_in"]  # sent with every request
+    for key in ("calls", "well_formed", "right_tool", "right_args", "answer_ok", "errors"):
+        assert examples[key] == text[key], key
+
+
+def test_the_examples_column_records_replays_and_shows_in_every_output(tmp_path):
+    recording, report = tmp_path / "run.json", tmp_path / "report.html"
+    first = run_tao("compare", "--protocols", "text,examples", "--tasks", FOUR, "--json",
+                    "--record", str(recording), "--html", str(report))
+    again = run_tao("compare", "--provider", f"replay:{recording}", "--protocols",
+                    "text,examples", "--tasks", FOUR, "--json")
+    assert first.returncode == again.returncode == 0, again.stderr
+    live, replayed = json.loads(first.stdout), json.loads(again.stdout)
+    for data in (live, replayed):
+        for summary in data["summary"].values():
+            summary.pop("seconds")
+    assert replayed["summary"] == live["summary"] and set(live["summary"]) == {
+        "text", "examples"}
+    assert "<th>examples</th>" in report.read_text()
+    table = run_tao("compare", "--protocols", "text,examples", "--tasks", FOUR, "--markdown")
+    assert table.stdout.startswith("| | text | examples |")
+
+
+def test_constrained_examples_go_to_the_held_model_with_the_examples_in_front(
+        local_stand_in, monkeypatch):
+    seen = []
+    monkeypatch.setattr(HeldToGrammar, "turn", lambda self, messages, *args, **kwargs: (
+        seen.append(messages) or OfflineProvider.turn(self, messages, *args, **kwargs)))
+    out = run_tao("compare", "--protocols", "constrained,constrained+examples", "--tasks",
+                  FOUR, "--json")
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)["summary"]
+    assert len(seen) == sum(s["iterations"] for s in summary.values())
+    with_examples = [m for m in seen if m[0].get("example")]
+    assert len(with_examples) == summary["constrained+examples"]["iterations"] > 0
+
+
+def test_without_a_local_model_both_held_protocols_are_left_out_in_one_line(tmp_path):
+    out = run_tao("compare", "--protocols", "examples,constrained,constrained+examples",
+                  "--tasks", FOUR, "--json", TAO_LOCAL_MODEL=str(tmp_path / "none.gguf"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("\n") == 1 and "constrained, constrained+examples" in out.stderr
+    assert set(json.loads(out.stdout)["summary"]) == {"examples"}

@@ -209,6 +209,22 @@ def test_tao_replay_runs_the_recorded_stage_with_its_options_and_typed_lines(tmp
     assert session == {"stage": "08", "argv": ["--budget=300"]}  # --record is not kept
 
 
+def test_tao_replay_of_a_session_with_worked_examples_sends_them_again(tmp_path):
+    """--examples changes every request (the examples come first), so a replay must pass
+    it again: kept bare, as the flag takes no value; a value after it is refused."""
+    recording = tmp_path / "run.json"
+    first = run_stage("06", "--examples", "--record", str(recording),
+                      stdin="What is 6 * 7?\n\n")
+    again = run_tao("replay", str(recording))
+    assert again.returncode == 0 and "differs" not in again.stderr, again.stderr
+    assert steady(again.stdout) == steady(first.stdout)
+    session = json.loads(recording.read_text())[0]["request"]["session"]
+    assert session == {"stage": "06", "argv": ["--examples"]}
+    with_session(recording, {"stage": "06", "argv": ["--examples=x.json"]})
+    refused = run_tao("replay", str(recording))
+    assert refused.returncode == 2 and "--examples=x.json" in refused.stderr
+
+
 def test_tao_replay_passes_a_command_line_question_and_keeps_no_model_choice(tmp_path):
     recording = tmp_path / "run.json"
     first = run_stage("01", "--provider", "offline", "--record", str(recording),

@@ -16,11 +16,10 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import uuid
 
 import pytest
-from helpers import ROOT, load_stage, run_stage
+from helpers import ROOT, load_stage, run_stage, running, still_running
 
 from shared.sandbox import find_wall
 
@@ -36,26 +35,12 @@ def marked(seconds: float = 300) -> tuple[str, str]:
     return f"sleep {mark}", mark
 
 
-def running(mark: str) -> list[int]:
-    """The processes whose command line holds `mark` (as this machine's /proc shows them)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if mark.encode() in cmdline.read():
-                    found.append(int(pid))
-        except OSError:
-            continue  # it ended while we looked
-    return found
 
 
 def gone(mark: str, within: float = 5.0) -> bool:
     """Whether every process with `mark` has ended within `within` seconds (a PID
     namespace ends its processes a moment after its first one)."""
-    deadline = time.monotonic() + within
-    while running(mark) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not running(mark)
+    return not still_running(mark, within)
 
 
 @pytest.fixture(params=["bwrap", "landlock"])

@@ -44,7 +44,7 @@ def test_stage04_history_holds_the_raw_reply_not_the_result(monkeypatch):
     monkeypatch.setattr("builtins.input", lambda prompt="": next(feed))
     model = ScriptedProvider([call("now"), "done"])
     with pytest.raises(StopIteration):
-        stage.chat(model, Trace(make_console(file=io.StringIO())), "SYS")
+        stage.chat(model, Trace(make_console(file=io.StringIO())), "SYS", [])
     assert model.calls[1]["messages"] == [
         {"role": "user", "content": "time?"}, {"role": "assistant", "content": call("now")},
         {"role": "user", "content": "and?"}]
@@ -205,7 +205,7 @@ def test_chat_keeps_only_the_final_text(number, monkeypatch):
     monkeypatch.setattr("builtins.input", lambda prompt="": next(feed))
     model = ScriptedProvider([call("now"), "noon", "still noon"])
     with pytest.raises(StopIteration):
-        stage.chat(model, Trace(make_console(file=io.StringIO())), "SYS")
+        stage.chat(model, Trace(make_console(file=io.StringIO())), "SYS", [])
     assert model.calls[2]["messages"] == [
         {"role": "user", "content": "time?"}, {"role": "assistant", "content": "noon"},
         {"role": "user", "content": "again?"}]
@@ -417,7 +417,7 @@ def test_stage05_a_fault_mid_loop_drops_the_whole_turn_and_the_chat_goes_on(monk
     monkeypatch.setattr("builtins.input", lambda prompt="": next(feed))
     trace = Trace(make_console(file=io.StringIO(), width=80))
     with pytest.raises(StopIteration):
-        stage.chat(model, trace, "SYS")
+        stage.chat(model, trace, "SYS", [])
     # neither the failed turn's tool call nor its observation reaches the next request
     assert model.calls[2]["messages"] == [{"role": "user", "content": "again?"}]
     out = trace.console.file.getvalue()

@@ -67,8 +67,9 @@ MAX_DEPTH = 100  # a recording nested deeper than this is no recording (and woul
 # again. Written as --name=value; a stage's own words (stage 01's question) go after `--`.
 # Never one that picks the model, a file or folder to write (--record, --workspace), or
 # takes a wall down (--unconfined): a replay runs the recorded tool calls for real.
-KEPT = {"stage": ("--budget", "--max-iterations", "--show-wire", "--sandbox"),
+KEPT = {"stage": ("--budget", "--max-iterations", "--show-wire", "--sandbox", "--examples"),
         "compare": ("--protocols", "--runs", "--tasks")}
+FLAGS = ("--examples",)  # kept options that take no value: written bare
 WORDS = "question"  # the stage argument that holds its words (stage 01: what to ask)
 SHAPE = 'a JSON list of {"request": ..., "text": ...} entries'
 # what can be wrong with a file given as a recording, in English (tao says it in French too)
@@ -221,9 +222,10 @@ def _session(entries: list[dict], path: str) -> tuple[dict, list[str]]:
 
 
 def replayable(kind: str, argv: list[str], path: str = "") -> list[str]:
-    """`argv` if a replay may pass it again: only KEPT[kind]'s options (--name=value, or
-    --name and a value that is no option), and a stage's own words; else BadRecording
-    naming the first option that is not. The one filter, on the way out and the way in."""
+    """`argv` if a replay may pass it again: only KEPT[kind]'s options (--name=value,
+    --name and a value that is no option, or a bare FLAGS name), and a stage's own words;
+    else BadRecording naming the first option that is not. The one filter, on the way out
+    and the way in."""
     rest = iter(argv)
     for arg in rest:
         if arg == "--" and kind == "stage":
@@ -231,8 +233,10 @@ def replayable(kind: str, argv: list[str], path: str = "") -> list[str]:
         if not arg.startswith("-") and kind == "stage":
             continue
         name = arg.split("=", 1)[0]
-        if name not in KEPT[kind]:
+        if name not in KEPT[kind] or (name in FLAGS and arg != name):
             raise BadRecording("option", path, repr(arg))
+        if name in FLAGS:
+            continue
         value = "=" in arg or next(rest, "-")
         if value is not True and value.startswith("-"):
             raise BadRecording("option", path, f"{arg} (with no value)")
@@ -242,8 +246,9 @@ def replayable(kind: str, argv: list[str], path: str = "") -> list[str]:
 def kept_options(kind: str, given: dict) -> list[str]:
     """The options a `kind` session's recording keeps, from `given` (argparse's names and
     values, those set on the command line): KEPT's, and a stage's words after `--`."""
-    argv = [f"{name}={given[dest]}" for name in KEPT[kind]
-            if given.get(dest := name[2:].replace("-", "_")) is not None]
+    argv = [name if name in FLAGS else f"{name}={value}" for name in KEPT[kind]
+            if (value := given.get(name[2:].replace("-", "_"))) is not None
+            and value is not False]  # a flag left off (`is`: a count of 0 is no flag)
     words = [str(word) for word in given.get(WORDS) or ()] if kind == "stage" else []
     return replayable(kind, argv + (["--", *words] if words else []))
 

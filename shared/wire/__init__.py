@@ -99,6 +99,10 @@ class WireTap(Wrapper):
             body = would_send(self.flavour, messages, system, tools, options)
             note = (f"as tao's {self.flavour} provider would send it; nothing is sent "
                     f"({self.provider.name} model)")
+        examples = sum(1 for m in messages if isinstance(m, dict) and m.get("example"))
+        if examples:  # nothing in the body tells them apart: say which they are
+            note += (f"; the first {examples} conversation messages are worked examples "
+                     "(--examples), ordinary messages to the model")
         show_request(self.console, body, title, note, self._secrets())
 
     def _show_response(self, log: WireLog, reply, deltas: list[str], broke: str = "") -> None:

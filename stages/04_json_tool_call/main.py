@@ -10,12 +10,11 @@ shown. The result is not sent back to the model yet: stage 05 closes that loop.
 from loop import TOOLS, _parse_tool_call, build_agent_system, run_tool
 
 from shared.providers import ProviderError
-from shared.stage_main import open_session, run, stage_parser
+from shared.stage_main import open_session, run, stage_parser, worked_examples
 
 
-def chat(provider, trace, system: str) -> None:
+def chat(provider, trace, system: str, history: list[dict]) -> None:
     """Read lines until an empty one (or Ctrl-D); each reply sees the whole history."""
-    history: list[dict] = []
     while True:
         try:
             line = trace.prompt()
@@ -48,7 +47,7 @@ def chat(provider, trace, system: str) -> None:
 def main() -> None:
     args = stage_parser(__doc__, TOOLS).parse_args()  # the registry: for --constrain
     with open_session(args) as (provider, trace):
-        chat(provider, trace, build_agent_system())
+        chat(provider, trace, build_agent_system(), worked_examples(args, trace))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from exercise_support import need
+from helpers import running, still_running
 
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-e23-canary", "OPENAI_API_KEY": "sk-e23-canary",
         "GITHUB_TOKEN": "ghp_e23canary", "DATABASE_URL": "postgres://u:pw-e23@db/x",
@@ -17,18 +18,6 @@ def elsewhere(tmp_path, monkeypatch):
     """Each test runs from its temporary folder: a wrong answer that forgets the workspace,
     or runs the command bare, writes there, never into the kit."""
     monkeypatch.chdir(tmp_path)
-
-def running(mark: str) -> list[int]:
-    """The processes whose command line holds `mark`."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if mark.encode() in cmdline.read():
-                    found.append(int(pid))
-        except OSError:
-            continue
-    return found
 
 
 @pytest.fixture
@@ -56,10 +45,7 @@ def run(ex, command, workspace, timeout=5):
 
 def left(mark: str, within: float = 3.0) -> list[int]:
     """What is still running with `mark` after `within` seconds at most."""
-    deadline = time.monotonic() + within
-    while running(mark) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return running(mark)
+    return still_running(mark, within)
 
 
 def test_exit_code_then_the_output_stdout_and_stderr_together(ex, tmp_path):

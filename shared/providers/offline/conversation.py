@@ -1,9 +1,9 @@
 """What the offline model reads before it answers: the situation a conversation is in.
 
-It reads what a real model reads: the system prompt, the native `tools`, and the
-messages. Tool results come in two shapes: `role: tool` messages (native calls) and
-`<tool_result tool="NAME">` user messages (the JSON-line protocol of stages 04-06; the
-name is a JSON string there, and bare in stage 09/10's wrap-up).
+It reads what a real model reads, worked examples aside (shared/examples.py): the system prompt,
+the native `tools`, and the messages. Tool results come in two shapes: `role: tool` messages
+(native calls) and `<tool_result tool="NAME">` user messages (the JSON-line protocol of stages
+04-06; the name is a JSON string there, and bare in stage 09/10's wrap-up).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def read_situation(messages: list[dict], system: str, tools, forced: bool = Fals
     situation = Situation(system or "", native, catalogue, forced=forced and bool(catalogue))
     calls: dict[str, tuple[str, dict]] = {}  # call id -> (name, args)
     last_text = ""
-    for message in messages:
+    for message in (m for m in messages if not m.get("example")):  # examples: not this talk
         content = str(message.get("content") or "")
         role = message.get("role")
         if role == "assistant":
