@@ -54,6 +54,7 @@ import ast
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -482,7 +483,9 @@ def suite(copy: Path, env: dict, seconds: float, first: str = "",
 
 
 def alone(copy: Path, env: dict, node: str) -> bool:
-    """Whether the one test `node` fails, run by itself in one process."""
+    """Whether the one test `node` fails, run by itself in one process (without the
+    `@group` xdist adds to the name of a test in an xdist_group: no test has that name)."""
+    node = re.sub(r"@[\w-]+$", "", node)
     command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", node]
     return subprocess.run(in_own_group(command, 300), cwd=copy, env=env,
                           capture_output=True).returncode != 0
