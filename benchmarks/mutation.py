@@ -7,6 +7,9 @@
     uv run benchmarks/mutation.py --recheck run.json    # writing tests: only its survivors
     uv run benchmarks/mutation.py --changed HEAD~2      # smoke: a sample of the mutants on
                                                         # lines changed since HEAD~2
+    uv run benchmarks/mutation.py --probes              # every behaviour probe (below)
+    uv run benchmarks/mutation.py --probes benchmarks/probes/capstone.toml --json run.json
+    uv run benchmarks/mutation.py --probes --recheck run.json   # only what was not caught
 
 cosmic-ray makes each one-token change ("mutant") to a module in turn (`>` to `>=`,
 `and` to `or`, a number to another, `break` to `continue`, ...) and runs a test command
@@ -26,6 +29,22 @@ CI does not run this script: the whole table takes two to three hours on two bus
 (from about 1 s a mutant for planning.py to 6 s for modules the exercise CLI tests
 cover). Before you stop, run `--changed` over what you changed (tests/README.md); after
 changing a module or its tests, run that module whole.
+
+`--probes` is the second kind: behaviour probes, written by hand. A mutant is a token
+swapped; a probe is a slip a developer could plausibly make (a check dropped, a default
+flipped, a limit lifted) that a user or a caller would see. Each file in
+benchmarks/probes/ (one per area) holds `[[probe]]` tables: `file`, `old` (text that must
+occur exactly once in it: a probe whose text is gone, or found twice, is an error that
+stops the run, never a survivor), `new`, `sees` (what a user would notice), and `tests`,
+the test files that run first. Every probe runs the WHOLE suite (pyproject's options, as
+`uv run pytest` has them), not a sample; its `tests` only come first, so a caught probe
+stops at its first failing test (a plugin ends the run there) instead of late. A test
+catches a probe only if it also fails alone with the change and passes alone without it:
+one that fails under load for another reason is left out and the suite runs again (at
+most ATTEMPTS times; then the probe is `unsure`). Each run of the suite is stopped after
+--timeout seconds: a probe that hangs the suite is caught. Progress is printed per probe,
+then the score by probe file and by module; `--json` keeps every outcome. All of it in a
+temporary copy, as above: the working tree is never touched.
 """
 
 from __future__ import annotations
@@ -35,6 +54,7 @@ import ast
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -42,10 +62,12 @@ import sys
 import tempfile
 import time
 import tomllib
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KEPT = Path(__file__).resolve().parent / "mutation_survivors.toml"
+PROBES = Path(__file__).resolve().parent / "probes"
 
 JSON_LOOPS = "tests/test_stages_04_06.py tests/test_parse_tool_call.py tests/test_stage_claims.py"
 # module -> the pytest arguments that cover it quickly (paths missing at --rev are dropped)
@@ -106,6 +128,7 @@ TARGETS = {
     "stages/10_concurrent_tools/loop.py": f"{STAGES_08_10} -k 'not stage08 and not stage09'",
 }
 SMOKE = 12  # mutants per module a --changed run tries: about half a minute per module
+ATTEMPTS = 3  # suite runs per probe, when a test fails that the probe did not make fail
 SEED = 26  # --sample picks the same mutants on every run of the same code
 EXCLUDED_OPERATORS = [r"core/ReplaceBinaryOperator_.*_(BitOr|BitAnd|BitXor|LShift|RShift)",
                       r"core/ReplaceBinaryOperator_(BitOr|BitAnd|BitXor|LShift|RShift)_.*"]
@@ -374,11 +397,226 @@ def recheck(module: str, survivors: list[dict], rev: str | None) -> list[dict]:
     return survivors
 
 
+# ---- behaviour probes: hand-written one-line changes a user would see ----------------
+
+def probe_files(named: list[str]) -> list[Path]:
+    """The probe files named, or every TOML file in benchmarks/probes/."""
+    if named:
+        return [Path(name).resolve() for name in named]
+    return sorted(PROBES.glob("*.toml"))
+
+
+def load_probes(files: list[Path]) -> list[dict]:
+    """Every [[probe]] of `files`, in order, each with `where` (its file's name) added."""
+    probes = []
+    for path in files:
+        for probe in tomllib.loads(path.read_text(encoding="utf-8")).get("probe", []):
+            probes.append({"where": path.name, **probe})
+    return probes
+
+
+def stale(probe: dict, copy: Path) -> str:
+    """Why `probe` cannot be made in `copy` ("" when it can): a field missing, its file
+    gone, `old` found other than exactly once, or a Python file that no longer parses."""
+    missing = [k for k in ("file", "old", "new", "sees") if not isinstance(probe.get(k), str)]
+    if missing:
+        return f"no {', '.join(missing)}"
+    path = copy / probe["file"]
+    if not path.is_file():
+        return f"{probe['file']} does not exist"
+    source = path.read_text(encoding="utf-8")
+    found = source.count(probe["old"])
+    if found != 1:
+        return f"`old` occurs {found} times in {probe['file']}, not once"
+    if path.suffix == ".py":
+        try:
+            ast.parse(source.replace(probe["old"], probe["new"]))
+        except SyntaxError as error:
+            return f"the changed {probe['file']} does not parse: {error.msg}, line {error.lineno}"
+    return ""
+
+
+def forget_bytecode(path: Path) -> None:
+    """Remove the cached bytecode of `path`: the suite keeps bytecode, and Python trusts a
+    .pyc while the source's size and second match, which a probe's change may keep."""
+    for cached in path.parent.joinpath("__pycache__").glob(f"{path.stem}.*.pyc"):
+        cached.unlink(missing_ok=True)
+
+
+# a plugin for the suite's processes: the probe's own tests are collected first (the
+# whole suite still runs), and the first failing test ends the run at once. xdist's -x
+# lets each worker finish the tests already sent to it, a quarter of the suite at first
+FIRST_PLUGIN = """
+import os, signal
+def pytest_collection_modifyitems(items):
+    first = tuple(os.environ.get("TAO_PROBE_FIRST", "").split())
+    items.sort(key=lambda item: not (first and item.nodeid.startswith(first)))
+def pytest_runtest_logreport(report):
+    if report.failed:
+        with open(os.environ["TAO_PROBE_FAILED"], "a", encoding="utf-8") as caught:
+            caught.write(report.nodeid + "\\n")
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+"""
+
+
+def suite(copy: Path, env: dict, seconds: float, first: str = "",
+          skipped: tuple = ()) -> tuple[str, float]:
+    """The whole suite in `copy`, as `uv run pytest` runs it (pyproject's options), the
+    test files `first` names collected first and the tests in `skipped` left out, until
+    the first failure: the test that failed ("" if none), and the seconds taken. Raises
+    TimeoutError if it is still running after `seconds`."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "probe_first",
+               *(f"--deselect={node}" for node in skipped)]
+    start = time.perf_counter()
+    with tempfile.NamedTemporaryFile("r", encoding="utf-8", suffix=".failed") as failed:
+        done = subprocess.run(in_own_group(command, seconds), cwd=copy, capture_output=True,
+                              env={**env, "TAO_PROBE_FIRST": first,
+                                   "TAO_PROBE_FAILED": failed.name}, text=True)
+        node = failed.read().split("\n")[0]
+    took = time.perf_counter() - start
+    if not node and done.returncode:
+        if took >= seconds:
+            raise TimeoutError(f"the suite was still running after {seconds:.0f} s")
+        node = f"(pytest ended with exit {done.returncode} and no failing test: " \
+               f"{done.stdout.strip()[-300:]})"
+    return node, took
+
+
+def alone(copy: Path, env: dict, node: str) -> bool:
+    """Whether the one test `node` fails, run by itself in one process (without the
+    `@group` xdist adds to the name of a test in an xdist_group: no test has that name)."""
+    node = re.sub(r"@[\w-]+$", "", node)
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", node]
+    return subprocess.run(in_own_group(command, 300), cwd=copy, env=env,
+                          capture_output=True).returncode != 0
+
+
+def changed(probe: dict, copy: Path):
+    """A context in which `probe`'s change is made in `copy` (undone on leaving)."""
+    path, made = copy / probe["file"], probe["new"]
+
+    @contextmanager
+    def change():
+        original = path.read_text(encoding="utf-8")
+        path.write_text(original.replace(probe["old"], made), encoding="utf-8")
+        forget_bytecode(path)
+        try:
+            yield
+        finally:
+            path.write_text(original, encoding="utf-8")
+            forget_bytecode(path)
+    return change()
+
+
+def try_probe(probe: dict, copy: Path, env: dict, seconds: float) -> dict:
+    """Make `probe`'s change, run the whole suite, undo it: the probe with its outcome,
+    seconds and catching test. A test only catches it if it also fails alone with the
+    change and passes alone without it; one that does not (a test that fails under load)
+    is left out and the suite is run again, at most ATTEMPTS times."""
+    skipped, took, outcome, by = [], 0.0, "unsure", ""
+    for _ in range(ATTEMPTS):
+        with changed(probe, copy):
+            try:
+                node, spent = suite(copy, env, seconds, probe.get("tests", ""), skipped)
+            except TimeoutError as error:  # a change that hangs the suite is noticed
+                return {**probe, "outcome": "caught", "seconds": seconds,
+                        "caught_by": str(error), "left_out": skipped}
+            fails_with = node.startswith("tests/") and alone(copy, env, node)
+        took += spent
+        if not node:
+            outcome = "survived"
+            break
+        if not node.startswith("tests/") or (fails_with and not alone(copy, env, node)):
+            outcome, by = "caught", node
+            break
+        skipped.append(node)
+    return {**probe, "outcome": outcome, "seconds": round(took, 1), "caught_by": by,
+            "left_out": skipped}
+
+
+def run_probes(probes: list[dict], rev: str | None, timeout: float) -> list[dict]:
+    """Every probe tried in turn on one temporary copy, each against the whole suite;
+    stops before running anything if a probe is stale."""
+    with tempfile.TemporaryDirectory(prefix="tao-probes-") as tmp:
+        copy, plugin = Path(tmp, "repository"), Path(tmp, "plugin")
+        copy.mkdir()
+        plugin.mkdir()
+        (plugin / "probe_first.py").write_text(FIRST_PLUGIN, encoding="utf-8")
+        copy_repository(rev, copy)
+        broken = [(p, why) for p in probes if (why := stale(p, copy))]
+        for probe, why in broken:
+            print(f"STALE PROBE in {probe['where']} ({probe.get('sees', '?')}): {why}",
+                  file=sys.stderr)
+        if broken:
+            raise SystemExit(f"{len(broken)} stale probe(s): fix or remove them (a probe "
+                             "that no longer applies is an error, not a survivor)")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(plugin)])}
+        print(f"{len(probes)} probes, each against the whole suite, stopped after "
+              f"{timeout:.0f} s", flush=True)
+        return [show_progress(n, len(probes), try_probe(probe, copy, env, timeout))
+                for n, probe in enumerate(probes, 1)]
+
+
+def show_progress(n: int, total: int, tried: dict) -> dict:
+    """Print one line for a tried probe (n/N, outcome, seconds, what caught it); `tried`."""
+    by = f" by {tried['caught_by']}" if tried["caught_by"] else ""
+    print(f"{n}/{total} {tried['outcome']:8} {tried['seconds']:5.0f} s  {tried['where']}: "
+          f"{tried['file']}: {tried['sees']}{by}", flush=True)
+    for node in tried["left_out"]:
+        print(f"    left out: {node} failed in the suite, but not for this probe", flush=True)
+    return tried
+
+
+def probe_score(tried: list[dict]) -> int:
+    """Print the score by probe file and by probed module, then each survivor; how many
+    survived."""
+    for field, title in (("where", "by probe file"), ("file", "by module")):
+        print(f"\n{title}:")
+        for name in sorted({t[field] for t in tried}):
+            some = [t for t in tried if t[field] == name]
+            caught = sum(t["outcome"] == "caught" for t in some)
+            print(f"  {name}: {caught} of {len(some)} caught")
+    missed = [t for t in tried if t["outcome"] != "caught"]
+    print(f"\n{len(tried) - len(missed)} of {len(tried)} probes caught by the whole suite")
+    for t in missed:
+        print(f"  {t['outcome'].upper()} {t['where']}: {t['file']}: {t['sees']}")
+    if missed:
+        print("  (for each, write the test a user's view needs, in the test file of its "
+              "subject; `unsure`: only tests that fail without the change failed)")
+    return len(missed)
+
+
+def probes_main(args) -> int:
+    """--probes: try the probes of the named files (or all), score, fail on a survivor."""
+    probes = load_probes(probe_files(args.modules))
+    if args.recheck:
+        earlier = json.loads(args.recheck.read_text(encoding="utf-8"))
+        again = {(e["file"], e["old"], e["new"]) for e in earlier
+                 if e["outcome"] != "caught"}
+        probes = [p for p in probes if (p.get("file"), p.get("old"), p.get("new")) in again]
+    if not probes:
+        print("no probe to try")
+        return 0
+    tried = run_probes(probes, args.rev, args.timeout)
+    if args.json:
+        args.json.write_text(json.dumps(tried, indent=1, ensure_ascii=False),
+                             encoding="utf-8")
+    return 1 if probe_score(tried) else 0
+
+
 def main() -> int:
     """Mutate the named modules (or all), report, and fail on any new survivor."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: all "
-                                                   f"{len(TARGETS)} in TARGETS)")
+                                                   f"{len(TARGETS)} in TARGETS); with "
+                                                   "--probes, probe files (default: all "
+                                                   "in benchmarks/probes/)")
+    parser.add_argument("--probes", action="store_true",
+                        help="try the hand-written behaviour probes instead, each against "
+                             "the whole suite")
+    parser.add_argument("--timeout", type=float, default=900, metavar="SECONDS",
+                        help="with --probes: stop one run of the suite after this long "
+                             "(default 900)")
     parser.add_argument("--rev", help="mutate the code and run the tests of this commit")
     parser.add_argument("--json", type=Path, help="also write every mutant's outcome here")
     parser.add_argument("--recheck", type=Path, metavar="JSON",
@@ -391,6 +629,8 @@ def main() -> int:
                         help=f"at most N mutants per module, picked at random (seed {SEED}); "
                              f"--changed alone samples {SMOKE}")
     args = parser.parse_args()
+    if args.probes:
+        return probes_main(args)
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
         parser.error(f"no test subset for {', '.join(unknown)}: add it to TARGETS")

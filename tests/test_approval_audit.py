@@ -1,5 +1,7 @@
 """Stage 13's approval and audit log (stage 14 keeps both as they are), and `tao audit`.
 
+The tests of what decides a call (the mode, the answers, a no) run on both copies.
+
 Each session runs the stage as a learner does (helpers.run_stage) on a workspace in a
 temporary folder: the scripted model (TAO_PROVIDER=scripted) sends the calls, a file of
 answers is the approver (`--approver FILE`), `--record` keeps what the model was shown
@@ -31,13 +33,14 @@ from helpers import (
 )
 from test_sandbox import gone
 
-from shared.audit import GENESIS, chain_breaks
+from shared.audit import GENESIS, AuditLog, chain_breaks
 from shared.providers import ToolCall
 from shared.sandbox import find_wall
 
 WALL, _ = find_wall()
 needs_a_wall = pytest.mark.skipif(WALL is None, reason="no wall works here: `run` is not offered")
 NOTES = "mine\n"
+COPIES = ["13", "14"]  # stage 14 keeps 13's approval and loop: what decides a call runs on both
 KEYS = ("time", "turn", "call", "tool", "args", "risk", "mode", "decision", "by", "reason",
         "wall", "exit", "ms", "bytes", "cut", "files", "prev")
 
@@ -167,13 +170,15 @@ def test_yes_runs_the_call_and_the_log_says_who_allowed_it(tmp_path):
     assert line["files"] == {"notes.txt": [sha(NOTES), sha("changed")]}
 
 
-def test_no_leaves_the_file_and_the_model_reads_the_reason(tmp_path):
+@pytest.mark.parametrize("stage", COPIES)
+def test_no_leaves_the_file_and_the_model_reads_the_reason(tmp_path, stage):
     s = session(tmp_path, [calls(("write_file", {"path": "notes.txt", "content": "x"}))],
-                answers=["n, because that file is mine"])
+                answers=["n, because that file is mine"], stage=stage)
     assert (s.root / "notes.txt").read_text(encoding="utf-8") == NOTES
     (line,) = s.calls
     expected = "Not run: the script said: n, because that file is mine"
-    assert s.shown()[line["call"]] == expected
+    shown = s.shown()[line["call"]].splitlines()
+    assert shown == [expected] if stage == "13" else shown[1:-1] == [expected]  # 14: marked
     assert (line["decision"], line["reason"]) == ("deny", expected.removeprefix("Not run: "))
     assert line["files"] == {"notes.txt": [sha(NOTES), sha(NOTES)]}
     assert (line["bytes"], line["exit"], line["wall"]) == (len(expected), None, None)
@@ -199,10 +204,11 @@ def test_always_allows_this_exact_call_again_and_no_other(tmp_path):
     (None, "terminal",
      "the user said: no, because no one answered (no terminal, Ctrl-D or Ctrl-C)"),
 ])
-def test_anything_but_a_yes_is_a_no(tmp_path, answers, approver, reason):
+@pytest.mark.parametrize("stage", COPIES)
+def test_anything_but_a_yes_is_a_no(tmp_path, answers, approver, reason, stage):
     script = [calls(("write_file", {"path": "notes.txt", "content": "x"}))]
     args = ("--approver", approver) if approver else ()
-    s = session(tmp_path, script, answers=answers, args=args)
+    s = session(tmp_path, script, answers=answers, args=args, stage=stage)
     assert (s.root / "notes.txt").read_text(encoding="utf-8") == NOTES
     assert [(c["decision"], c["reason"]) for c in s.calls] == [("deny", reason)]
     assert (s.calls[0]["by"] == "user") == (approver == "terminal")
@@ -221,8 +227,9 @@ MODES = [
 
 
 @pytest.mark.parametrize(("mode", "tool", "args", "asked", "decided", "by"), MODES)
-def test_the_mode_decides_or_asks(tmp_path, mode, tool, args, asked, decided, by):
-    s = session(tmp_path, [calls((tool, args))], args=("--mode", mode))
+@pytest.mark.parametrize("stage", COPIES)
+def test_the_mode_decides_or_asks(tmp_path, mode, tool, args, asked, decided, by, stage):
+    s = session(tmp_path, [calls((tool, args))], args=("--mode", mode), stage=stage)
     assert bool(s.asked) == asked, s.asked
     (line,) = s.calls
     assert (line["mode"], line["decision"], line["by"]) == (mode, decided, by)
@@ -411,6 +418,17 @@ def one_line_error(done, *words):
     assert last.startswith("error: ") and all(w in last for w in words), last
 
 
+def test_a_secret_inside_a_list_or_a_nested_argument_is_hidden_too(tmp_path):
+    # a model may send any JSON as arguments: an argv list, an object inside an object
+    key = f"canary{uuid.uuid4().hex}"
+    log = AuditLog(tmp_path / "audit.jsonl", environ={"OPENAI_API_KEY": key})
+    log.write(tool="run", args={"argv": ["curl", f"https://x.example/?k={key}"],
+                                "env": {"K": [[key]]}})
+    written = (tmp_path / "audit.jsonl").read_text(encoding="utf-8")
+    assert not any(key[i:i + 8] in written for i in range(len(key) - 7)), written
+    assert written.count("*" * len(key)) == 2
+
+
 def test_a_symlink_planted_as_the_log_is_refused(tmp_path):
     root = tmp_path / "ws"
     (root / ".tao").mkdir(parents=True)
@@ -419,6 +437,31 @@ def test_a_symlink_planted_as_the_log_is_refused(tmp_path):
     (root / ".tao" / "audit.jsonl").symlink_to(victim)
     done = run_stage("13", "--workspace", str(root), stdin="go\n", script=["hi"],
                      tmp_path=tmp_path)
+    one_line_error(done, "audit.jsonl")
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+
+
+@pytest.mark.parametrize("stage", ["13", "14"])
+def test_a_symlink_planted_as_the_log_inside_the_workspace_is_refused(tmp_path, stage):
+    # the path check passes it (it leads inside): the session must still not append its
+    # log to another of the workspace's files
+    root = tmp_path / "ws"
+    (root / ".tao").mkdir(parents=True)
+    (root / "notes.txt").write_text("precious\n", encoding="utf-8")
+    (root / ".tao" / "audit.jsonl").symlink_to(root / "notes.txt")
+    done = run_stage(stage, "--workspace", str(root), stdin="go\n", script=["hi"],
+                     tmp_path=tmp_path)
+    one_line_error(done, "audit.jsonl")
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "precious\n"
+
+
+def test_a_symlink_given_as_the_log_with_audit_is_refused(tmp_path):
+    # no path check stands between --audit and the file: the log's own open must refuse
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    (tmp_path / "audit.jsonl").symlink_to(victim)
+    done = run_stage("13", "--audit", str(tmp_path / "audit.jsonl"), stdin="go\n",
+                     script=["hi"], tmp_path=tmp_path)
     one_line_error(done, "audit.jsonl")
     assert victim.read_text(encoding="utf-8") == "precious\n"
 

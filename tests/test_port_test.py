@@ -104,6 +104,28 @@ def test_a_port_that_prints_no_answer_fails_on_its_output():
     assert "its output does not show 'It is time, " in done.stdout
 
 
+# the JavaScript port of stage 07, run wrong from outside (a shell around it): each way
+# fails, and its line names what differs, not a symptom further on
+AROUND = [
+    ("TAO_MODEL=a-model-of-its-own {port}",
+     "the model should be 'port-test-"),  # it ignores TAO_MODEL
+    ("head -1 | {port}",
+     "requests sent: 3 of the 4 the case expects"),  # it never reads the second line
+    ("{port}; exit 1",
+     "exit code 1, expected 0"),  # a good answer, then a failure's exit code
+]
+
+
+@needs_node
+@pytest.mark.parametrize(("shell", "said"), AROUND, ids=["model", "too few", "exit"])
+def test_a_port_wrong_from_outside_fails_on_what_differs(shell, said):
+    port = f"'{NODE}' '{PORT / PORTED['07']}'"
+    done = port_test("07", "sh", "-c", shell.format(port=port))
+    assert done.returncode == 1
+    failed = [line for line in done.stdout.splitlines() if line.startswith("  ✗ ")]
+    assert failed and said in failed[0], done.stdout
+
+
 # ---------------------------------------------------------------- one way wrong at a time
 
 

@@ -11,10 +11,12 @@ table to it: the documented gap, not a wish.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -135,6 +137,13 @@ def test_a_grandchild_that_outlives_the_timeout_is_killed(wall):
     assert gone(mark), f"left running: {running(mark)}"
 
 
+def test_a_command_gets_no_more_time_than_the_cap_whatever_the_model_asks(wall, monkeypatch):
+    monkeypatch.setattr(SHELL, "MAX_TIMEOUT", 1)  # the cap, made short enough to wait for
+    result = run("sleep 3; echo too late", timeout=3600)  # ends by itself, if let run
+    assert result.startswith("Error: still running after 1 s"), result
+    assert "too late" not in result
+
+
 def test_what_a_command_leaves_in_the_background_ends_with_it(wall):
     background, mark = marked()
     assert run(f"{background} > /dev/null 2>&1 & echo started").startswith("exit 0\nstarted")
@@ -181,6 +190,22 @@ def test_stdin_is_closed_and_limits_hold(wall):
     assert big.rstrip().endswith(str(SHELL.LIMITS[__import__("resource").RLIMIT_FSIZE])), big
 
 
+def test_a_command_never_reads_what_the_user_types_next(wall):
+    # tao's own input is the user's next lines: give this process an input that holds one
+    # and stays open, as a terminal does; a command must read none of it, nor wait for it
+    typed, keyboard = os.pipe()
+    os.write(keyboard, b"the user's next line\n")
+    ours = os.dup(0)
+    os.dup2(typed, 0)
+    try:
+        result = run("cat; echo done", timeout=5)
+    finally:
+        os.dup2(ours, 0)
+        for fd in (ours, typed, keyboard):
+            os.close(fd)
+    assert result == "exit 0\ndone\n", result
+
+
 def test_no_wall_no_shell_unless_unconfined(monkeypatch, tmp_path):
     main = load_stage("12", "main")
     monkeypatch.setattr("shared.sandbox.find_wall", lambda choice: (None, "none here"))
@@ -210,6 +235,37 @@ def test_the_trace_says_once_which_wall_applied(choice, tmp_path):
         return
     assert said == [f"shell: {wall.name}"], said
     assert "│ exit 0" in done.stdout and "│ hi" in done.stdout
+
+
+def test_by_default_the_stage_takes_bubblewrap_where_it_works_else_landlock(tmp_path):
+    # the stronger wall first (the README's table): Landlock leaves .git/ writable
+    wall = find_wall("bwrap")[0] or find_wall("landlock")[0]
+    if wall is None:
+        pytest.skip("no wall works here")
+    done = run_stage("12", "--workspace", str(tmp_path), stdin="")
+    said = [line for line in done.stdout.splitlines() if line.startswith("shell: ")]
+    assert said == [f"shell: {wall.name}"], said
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_during_a_command_cancels_the_reply_and_ends_the_command(terminal, tmp_path):
+    if find_wall()[0] is None:
+        pytest.skip("no wall works here: `run` is not offered")
+    sleeper, mark = marked()
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"tool_calls": [{"id": "c1", "name": "run", "args": {
+        "command": f"touch started; {sleeper}", "timeout": 60}}]}, "done"]), encoding="utf-8")
+    term = terminal(argv=[sys.executable, str(ROOT / "stages" / "12_confined_shell" / "main.py"),
+                          "--workspace", str(tmp_path)], TAO_PROVIDER="scripted",
+                    TAO_SCRIPT=str(script))
+    term.wait_for(b"you> ")
+    term.type("go\r")
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        term.read(0.1)
+    term.type("\x03")  # the command has its own session: only tao sees the key
+    term.wait_for(b"turn ended: cancelled")
+    assert gone(mark), f"left running: {running(mark)}"  # not after its 60 s: now
 
 
 def test_a_limit_is_never_raised_above_the_one_tao_has(tmp_path):

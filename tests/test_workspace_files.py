@@ -1,4 +1,5 @@
-"""Stage 11's file tools, and the path check they share (stage 12 keeps both as they are).
+"""Stage 11's file tools, and the path check they share (stages 12-14 keep both as they are,
+and the same tests hold each copy).
 
 Every case builds a workspace in a temporary folder, with a canary file beside it: a
 file outside that no tool may read or change. The tools are called as the loop calls
@@ -17,13 +18,13 @@ from helpers import load_stage, run_stage
 
 from shared.providers import ToolCall
 
-STAGES = {number: load_stage(number, "tools") for number in ("11", "12")}
+STAGES = {number: load_stage(number, "tools") for number in ("11", "12", "13", "14")}
 CANARY = "canary: this line lives outside the workspace"
 
 
 @pytest.fixture(params=sorted(STAGES), ids=lambda n: f"stage{n}")
 def stage(request, tmp_path, monkeypatch):
-    """Stage 11's (or 12's) tools on a fresh workspace `ws` beside `ws2` and a canary."""
+    """Stage 11's tools (or a later copy's) on a fresh workspace `ws` beside `ws2` and a canary."""
     tools = STAGES[request.param]
     root = tmp_path / "ws"
     (root / "src").mkdir(parents=True)

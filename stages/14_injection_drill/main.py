@@ -87,11 +87,11 @@ def main() -> None:
 
 
 def open_log(path: str | None):
-    """The audit log: FILE, else .tao/audit.jsonl in the workspace (never a way out)."""
+    """The audit log: FILE, else .tao/audit.jsonl in the workspace (no way out, no symlink)."""
     from shared.audit import AuditError, AuditLog  # the file's mechanics: not this lesson
 
     try:
-        return AuditLog(path or workspace.inside(".tao/audit.jsonl"), workspace.inside)
+        return AuditLog(path or workspace.inside(".tao") / "audit.jsonl", workspace.inside)
     except (workspace.Refused, AuditError) as exc:
         raise SystemExit(f"error: {exc}") from None
 
