@@ -247,6 +247,37 @@ def test_stage_07_readme_tables_are_what_tao_compare_prints_now():
             f"{path.name}: after the real model's table, say {said.format(real)} of SmolLM2-135M")
 
 
+EXAMPLES_TABLE = ("tao compare --provider replay:tests/recordings/local_smollm2_examples.json "
+                  "--tasks tests/recordings/local_smollm2_examples.toml "
+                  "--protocols text,examples,native,constrained,constrained+examples --markdown")
+
+
+def test_stage_06_readme_examples_table_is_the_recorded_run_replayed_now():
+    """Stage 06's "Worked examples" table is SmolLM2-135M's recorded run (regenerate.py
+    examples), replayed: the command in its marker, run again, prints it; and in that run
+    the examples column holds a whole round trip the text column lacks: the right tool,
+    called with the right arguments, its real result, and a right answer from it."""
+    from helpers import ROOT, with_twins
+
+    again = run_tao(*EXAMPLES_TABLE.split()[1:])
+    assert again.returncode == 0, again.stderr
+    for path in with_twins([ROOT / "stages" / "06_tool_registry" / "README.md"]):
+        blocks = dict(re.findall(r"<!-- (tao compare [^>]*?) -->\n(.*?)\n<!-- end -->",
+                                 path.read_text(encoding="utf-8"), flags=re.S))
+        assert blocks.get(EXAMPLES_TABLE) == again.stdout.strip(), (
+            f"stage 06's {path.name}: put `{EXAMPLES_TABLE}`'s table back in its marker")
+    name, tasks, protocols = next(run for run in REAL_RUNS if "examples" in run[0])
+    folder = ROOT / "tests" / "recordings"
+    results = compare.compare(ReplayProvider.from_recording(str(folder / name)), protocols,
+                              compare.load_tasks(folder / tasks))
+
+    def round_trips(protocol):
+        return [r.task for r in results if r.protocol == protocol and r.calls
+                and r.right_tool and r.right_args and r.answer_ok]
+    assert round_trips("examples") and not round_trips("text"), (
+        "the table's lesson, examples: a right round trip where there was none")
+
+
 def test_tao_compare_record_then_replay_gives_the_same_json(tmp_path):
     recording = tmp_path / "run.json"
     first = run_tao("compare", "--quirk", "prose", "--json", "--record", str(recording))
@@ -286,6 +317,8 @@ REAL_RUNS = [  # (recording, its tasks, its protocols), all in tests/recordings/
     # SmolLM2-135M through --provider local, in this process
     ("local_smollm2.json", "local_smollm2_tasks.toml", ["text", "native"]),
     ("local_smollm2_kinds.json", "local_smollm2_kinds.toml", ["text", "native", "constrained"]),
+    ("local_smollm2_examples.json", "local_smollm2_examples.toml",
+     ["text", "examples", "native", "constrained", "constrained+examples"]),
     # the same model behind llama-cpp-python's OpenAI-compatible server, --provider openai
     ("llama_cpp_server_compare.json", "local_smollm2_tasks.toml", ["text", "native"]),
 ]

@@ -4,6 +4,7 @@
     uv run python tests/recordings/regenerate.py drill      # minutes
     uv run python tests/recordings/regenerate.py local      # an hour, on 2 shared cores
     uv run python tests/recordings/regenerate.py local-all  # the 32 tasks: hours
+    uv run python tests/recordings/regenerate.py examples   # an hour, on 2 shared cores
 
 `server`: llama-cpp-python's OpenAI-compatible server (started on 127.0.0.1 and a free
 port, stopped by its pid: tests/real_servers/servers.py), through `--provider openai`:
@@ -12,6 +13,10 @@ tasks of local_smollm2_tasks.toml (llama_cpp_server_compare.json).
 `drill`: the same server, through `tao drill --provider openai`: every attack planted in
 stage 14's sample, in mode ask (drill_smollm2/: one recording per attack, and the
 scorecard the drill printed, scorecard.json).
+`examples`: `--provider local` with all five protocols of `tao compare` (worked examples,
+and the grammar with them, added) on the ten tasks of local_smollm2_examples.toml
+(-> local_smollm2_examples.json): stage 06's README table. Under load 6-9 on 2 cores a call
+took about 40 s, so the whole set (`examples-all`) would take hours; it was not recorded.
 `local`: `--provider local` (SmolLM2-135M in this process) with all three protocols on
 one task of each kind (local_smollm2_kinds.toml -> local_smollm2_kinds.json): stage 07's
 README table comes from it. `local-all`: the same over the whole task set
@@ -37,6 +42,8 @@ sys.path.insert(0, str(ROOT / "tests" / "real_servers"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 FOUR = "tests/recordings/local_smollm2_tasks.toml"
+KINDS = "tests/recordings/local_smollm2_kinds.toml"  # one task of each kind
+EVERY_PROTOCOL = ("text", "examples", "native", "constrained", "constrained+examples")
 STAGE07_INPUT = "What is 17 * 23?\nHow many words are in 'the quick brown fox'?\n\n"
 MODEL = "smollm2"  # llama-cpp-python's server answers with its one model, whatever the name
 MACHINE = re.compile(r"/(?:tmp|root|home|Users|work)/|[A-Za-z]:\\\\|sk-[A-Za-z0-9]{6,}|"
@@ -118,7 +125,7 @@ def drill() -> None:
         print(f"  {result['attack']}: {result['stopped_by']} ({result['call']})")
 
 
-def local(tasks: str | None = "tests/recordings/local_smollm2_kinds.toml",
+def local(tasks: str | None = KINDS,
           name: str = "local_smollm2_kinds.json") -> None:
     """Three protocols on the local model: one task of each kind (None: every task)."""
     run([sys.executable, "-m", "tao", "compare", "--provider", "local", "--protocols",
@@ -127,8 +134,19 @@ def local(tasks: str | None = "tests/recordings/local_smollm2_kinds.toml",
     checked(name)
 
 
+def examples(tasks: str | None = "tests/recordings/local_smollm2_examples.toml",
+             name: str = "local_smollm2_examples.json") -> None:
+    """Every protocol, worked examples among them, on the local model: stage 06's README
+    table (one task of each kind and three one-call tasks; None: every task)."""
+    run([sys.executable, "-m", "tao", "compare", "--provider", "local", "--protocols",
+         ",".join(EVERY_PROTOCOL), *(["--tasks", tasks] if tasks else []),
+         "--record", f"tests/recordings/{name}", "--json"])
+    checked(name)
+
+
 if __name__ == "__main__":
     asked = sys.argv[1:] or ["server"]
     for what in asked:
-        {"server": server, "drill": drill, "local": local,
-         "local-all": lambda: local(None, "local_smollm2_all.json")}[what]()
+        {"server": server, "drill": drill, "local": local, "examples": examples,
+         "local-all": lambda: local(None, "local_smollm2_all.json"),
+         "examples-all": lambda: examples(None, "local_smollm2_examples_all.json")}[what]()
