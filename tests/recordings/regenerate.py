@@ -17,6 +17,8 @@ scorecard the drill printed, scorecard.json).
 and the grammar with them, added) on the ten tasks of local_smollm2_examples.toml
 (-> local_smollm2_examples.json): stage 06's README table. Under load 6-9 on 2 cores a call
 took about 40 s, so the whole set (`examples-all`) would take hours; it was not recorded.
+The file was made in two runs (the seven kinds, then the three one-call tasks) and
+joined, the first run's session kept: `examples` records the ten in one run.
 `local`: `--provider local` (SmolLM2-135M in this process) with all three protocols on
 one task of each kind (local_smollm2_kinds.toml -> local_smollm2_kinds.json): stage 07's
 README table comes from it. `local-all`: the same over the whole task set
